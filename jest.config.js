@@ -15,16 +15,16 @@ const moduleNameMapper = {
 const common = { rootDir: __dirname, transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node' };
 
 module.exports = {
+  testTimeout: 30000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/translator-agent/**/*.spec.ts'] },
     {
       ...common,
       displayName: 'api',
       testMatch: ['<rootDir>/apps/api/test/**/*.spec.ts'],
-      globalSetup: '<rootDir>/apps/api/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/apps/api/test/support/global-teardown.ts',
+      globalSetup: '<rootDir>/apps/api/test/support/global-setup.mjs',
+      globalTeardown: '<rootDir>/apps/api/test/support/global-teardown.mjs',
       setupFiles: ['<rootDir>/apps/api/test/support/env.ts'],
-      testTimeout: 30000,
     },
   ],
 };

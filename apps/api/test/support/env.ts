@@ -1,1 +1,2 @@
 process.env.TZ = 'UTC';
+process.env.NODE_ENV = 'test';

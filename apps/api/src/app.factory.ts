@@ -1,0 +1,26 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { InputValidationPipe } from './common/validation/validation.pipe';
+import type { AppConfig } from './config/app-config';
+import { mountOpenApi } from './openapi';
+
+/** Builds the configured application; main.ts and the tests share it. */
+export async function createApp(config: AppConfig): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bufferLogs: true,
+    rawBody: true, // webhook signatures are checked over the exact bytes received
+  });
+  app.useLogger(app.get(Logger));
+  app.useBodyParser('json', { limit: '1mb' });
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.useGlobalPipes(new InputValidationPipe());
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.enableShutdownHooks();
+  mountOpenApi(app);
+  return app;
+}

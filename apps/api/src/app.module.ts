@@ -1,0 +1,33 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import { requestLogging } from './common/logging/request-logging';
+import type { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { dataSourceOptions } from './database/data-source';
+import { ApiKeysModule } from './modules/api-keys/api-keys.module';
+import { AuthModule } from './modules/auth/auth.module';
+import { HealthModule } from './modules/health/health.module';
+import { LanguagesModule } from './modules/languages/languages.module';
+import { UsersModule } from './modules/users/users.module';
+import { QueueModule } from './queue/queue.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(requestLogging(config)),
+        TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl)),
+        QueueModule,
+        AuthModule,
+        HealthModule,
+        ApiKeysModule,
+        UsersModule,
+        LanguagesModule,
+      ],
+    };
+  }
+}

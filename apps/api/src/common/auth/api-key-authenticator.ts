@@ -1,0 +1,68 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import type { Actor } from './actor';
+import { hashApiKeySecret } from './api-key-secret';
+
+interface KeyRow {
+  api_key_id: string;
+  last_used_at: Date | null;
+  organization_id: string;
+  user_id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  image_url: string;
+  user_created_at: Date;
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+@Injectable()
+export class ApiKeyAuthenticator {
+  private readonly logger = new Logger(ApiKeyAuthenticator.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** One indexed lookup by the keyed hash; null for an unknown or revoked key. */
+  async authenticate(secret: string): Promise<Actor | null> {
+    const hash = hashApiKeySecret(secret, this.config.apiKeyPepper);
+    const rows: KeyRow[] = await this.dataSource.query(
+      `SELECT k.id AS api_key_id, k.last_used_at, u.organization_id, u.id AS user_id, u.email,
+              u.first_name, u.last_name, u.image_url, u.created_at AS user_created_at
+         FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+      [hash],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
+      await this.touch(row.api_key_id);
+    }
+    return {
+      organizationId: row.organization_id,
+      userId: row.user_id,
+      email: row.email,
+      firstName: row.first_name,
+      lastName: row.last_name,
+      imageUrl: row.image_url,
+      userCreatedAt: row.user_created_at,
+      apiKeyId: row.api_key_id,
+    };
+  }
+
+  /** At most one write a minute per key; the condition keeps concurrent requests from all writing. */
+  private async touch(apiKeyId: string): Promise<void> {
+    await this.dataSource
+      .query(
+        `UPDATE api_keys SET last_used_at = now()
+          WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+        [apiKeyId],
+      )
+      .catch((error: Error) => this.logger.warn(`Could not record key use: ${error.message}`));
+  }
+}

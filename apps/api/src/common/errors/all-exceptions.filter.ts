@@ -1,0 +1,83 @@
+import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ApiError } from './api-error';
+import { DOMAIN_ERROR_STATUS } from './error-status';
+import { RequestValidationError, type ValidationIssue } from './validation-error';
+
+interface Answer {
+  status: number;
+  body: { detail: string | ValidationIssue[] };
+  headers?: Record<string, string>;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad request.',
+  401: 'Not authenticated.',
+  403: 'Forbidden.',
+  404: 'Not Found',
+  405: 'Method not allowed.',
+  413: 'Request body is too large.',
+  415: 'Unsupported media type.',
+};
+
+interface BodyParserError {
+  type: string;
+  status?: number;
+  message: string;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return typeof error === 'object' && error !== null && typeof (error as { type?: unknown }).type === 'string' && 'status' in error;
+}
+
+function hasCode(error: unknown): error is Error & { code: string } {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+}
+
+function jsonInvalid(message: string): Answer {
+  return {
+    status: 422,
+    body: { detail: [{ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: message } }] },
+  };
+}
+
+export function answerFor(error: unknown): Answer | null {
+  if (error instanceof RequestValidationError) return { status: 422, body: { detail: error.issues } };
+  if (error instanceof ApiError) return { status: error.status, body: { detail: error.message }, headers: error.headers };
+  if (hasCode(error) && DOMAIN_ERROR_STATUS[error.code] !== undefined) {
+    return { status: DOMAIN_ERROR_STATUS[error.code], body: { detail: error.message } };
+  }
+  if (isBodyParserError(error)) {
+    if (error.type === 'entity.parse.failed') return jsonInvalid(error.message);
+    const status = error.status ?? 400;
+    return { status, body: { detail: STATUS_TEXT[status] ?? 'Bad request.' } };
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const cause = error.cause;
+    if (cause !== undefined && isBodyParserError(cause) && cause.type === 'entity.parse.failed') return jsonInvalid(cause.message);
+    if (error.message.includes('JSON') && status === 400) return jsonInvalid(error.message);
+    return { status, body: { detail: STATUS_TEXT[status] ?? error.message } };
+  }
+  return null;
+}
+
+/** Turns every error into the interface's body: the 422 list, or `{"detail": "..."}`. Internals are logged, never sent. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const response = http.getResponse<Response>();
+    const request = http.getRequest<Request>();
+    let answer = answerFor(error);
+    if (!answer) {
+      this.logger.error({ err: error, path: request.path, requestId: request.id }, 'Unhandled error');
+      answer = { status: 500, body: { detail: 'Internal server error.' } };
+    }
+    if (response.headersSent) return;
+    for (const [name, value] of Object.entries(answer.headers ?? {})) response.setHeader(name, value);
+    response.status(answer.status).json(answer.body);
+  }
+}

@@ -1,0 +1,26 @@
+/** An error the API answers with `{"detail": message}` and the given status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  static notFound(message = 'Not found.'): ApiError {
+    return new ApiError(404, message);
+  }
+
+  static unauthorized(message: string): ApiError {
+    return new ApiError(401, message, { 'WWW-Authenticate': 'Bearer' });
+  }
+
+  static conflict(message: string): ApiError {
+    return new ApiError(409, message);
+  }
+
+  static unavailable(message: string): ApiError {
+    return new ApiError(503, message);
+  }
+}

@@ -1,0 +1,29 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Params } from 'nestjs-pino';
+import type { AppConfig } from '../../config/app-config';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Structured JSON logs; every line carries the request id, which is echoed in X-Request-Id. */
+export function requestLogging(config: AppConfig): Params {
+  return {
+    pinoHttp: {
+      level: config.logLevel,
+      genReqId: (request: IncomingMessage, response: ServerResponse) => {
+        const incoming = request.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        response.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customProps: (request: IncomingMessage) => ({ requestId: request.id }),
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["stripe-signature"]', 'res.headers["set-cookie"]'],
+        censor: '[redacted]',
+      },
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url.replace(/\/v1\/invites\/[^/?]+/, '/v1/invites/[code]') }),
+      },
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import { Transform } from 'class-transformer';
+import {
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  isURL,
+  ValidateBy,
+} from 'class-validator';
+
+/**
+ * Field rules that report Pydantic-style issues. Each constraint carries its issue in the
+ * class-validator `context`, so the pipe turns failures into the 422 body without parsing messages.
+ * `rank` orders the constraints of one field: only the most fundamental failure is reported.
+ */
+export interface IssueContext {
+  type: string;
+  msg: string;
+  ctx?: Record<string, unknown>;
+  rank: number;
+}
+
+const issue = (context: IssueContext) => ({ context });
+
+const MISSING: IssueContext = { type: 'missing', msg: 'Field required', rank: 0 };
+
+/** Query strings arrive as text: parse whole numbers strictly and leave anything else as it was. */
+const toIntIfWhole = Transform(({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value,
+);
+
+function intTypeIssue(value: unknown): IssueContext {
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    return { type: 'int_from_float', msg: 'Input should be a valid integer, got a number with a fractional part', rank: 1 };
+  }
+  if (typeof value === 'string') {
+    return { type: 'int_parsing', msg: 'Input should be a valid integer, unable to parse string as an integer', rank: 1 };
+  }
+  return { type: 'int_type', msg: 'Input should be a valid integer', rank: 1 };
+}
+
+export interface IntRuleOptions {
+  min: number;
+  max?: number;
+  optional?: boolean;
+  /** Query values are strings and get parsed; JSON bodies must carry real integers. */
+  fromQuery?: boolean;
+}
+
+export function IntRule(options: IntRuleOptions): PropertyDecorator {
+  return (target, key) => {
+    if (options.fromQuery) toIntIfWhole(target, key);
+    if (options.optional) IsOptional()(target, key);
+    else IsDefined(issue(MISSING))(target, key);
+    ValidateBy(
+      {
+        name: 'isWholeNumber',
+        validator: {
+          validate: (value: unknown) => Number.isSafeInteger(value),
+          defaultMessage: () => 'not an integer',
+        },
+      },
+      { context: 'dynamic-int' },
+    )(target, key);
+    Min(options.min, issue({ type: 'greater_than_equal', msg: `Input should be greater than or equal to ${options.min}`, ctx: { ge: options.min }, rank: 2 }))(target, key);
+    if (options.max !== undefined) {
+      Max(options.max, issue({ type: 'less_than_equal', msg: `Input should be less than or equal to ${options.max}`, ctx: { le: options.max }, rank: 2 }))(target, key);
+    }
+  };
+}
+
+export { intTypeIssue };
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export interface StringRuleOptions {
+  minLength?: number;
+  maxLength?: number;
+  optional?: boolean;
+  pattern?: { regex: RegExp; description: string };
+}
+
+export function StringRule(options: StringRuleOptions): PropertyDecorator {
+  return (target, key) => {
+    if (options.optional) IsOptional()(target, key);
+    else IsDefined(issue(MISSING))(target, key);
+    IsString(issue({ type: 'string_type', msg: 'Input should be a valid string', rank: 1 }))(target, key);
+    if (options.minLength !== undefined) {
+      const n = options.minLength;
+      MinLength(n, issue({ type: 'string_too_short', msg: `String should have at least ${plural(n, 'character')}`, ctx: { min_length: n }, rank: 2 }))(target, key);
+    }
+    if (options.maxLength !== undefined) {
+      const n = options.maxLength;
+      MaxLength(n, issue({ type: 'string_too_long', msg: `String should have at most ${plural(n, 'character')}`, ctx: { max_length: n }, rank: 2 }))(target, key);
+    }
+    if (options.pattern) {
+      const { regex, description } = options.pattern;
+      Matches(regex, issue({ type: 'string_pattern_mismatch', msg: `String should match pattern '${regex.source}' (${description})`, ctx: { pattern: regex.source }, rank: 3 }))(target, key);
+    }
+  };
+}
+
+export function expectedList(values: readonly string[]): string {
+  const quoted = values.map((v) => `'${v}'`);
+  return quoted.length <= 1 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${quoted[quoted.length - 1]}`;
+}
+
+export function EnumRule(values: readonly string[], options: { optional?: boolean } = {}): PropertyDecorator {
+  return (target, key) => {
+    if (options.optional) IsOptional()(target, key);
+    else IsDefined(issue(MISSING))(target, key);
+    const expected = expectedList(values);
+    IsIn([...values], issue({ type: 'enum', msg: `Input should be ${expected}`, ctx: { expected }, rank: 1 }))(target, key);
+  };
+}
+
+export function UuidRule(): PropertyDecorator {
+  return (target, key) => {
+    IsDefined(issue(MISSING))(target, key);
+    IsUUID('all', issue({ type: 'uuid_parsing', msg: 'Input should be a valid UUID', rank: 1 }))(target, key);
+  };
+}
+
+export function HttpUrlRule(options: { minLength: number; maxLength: number; optional?: boolean }): PropertyDecorator {
+  return (target, key) => {
+    StringRule(options)(target, key);
+    ValidateBy(
+      {
+        name: 'isHttpUrl',
+        validator: {
+          validate: (value: unknown) =>
+            typeof value === 'string' && isURL(value, { protocols: ['http', 'https'], require_protocol: true, require_tld: false }),
+        },
+      },
+      issue({ type: 'url_parsing', msg: 'Input should be a valid absolute http(s) URL', rank: 3 }),
+    )(target, key);
+  };
+}

@@ -1,0 +1,136 @@
+/** Typed, validated configuration. Every variable of docs/decisions is read here and nowhere else. */
+export interface AppConfig {
+  env: 'development' | 'test' | 'production';
+  port: number;
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  livekit: { url: string; apiUrl: string; apiKey: string; apiSecret: string };
+  stripe: { secretKey: string | null; webhookSecret: string | null; apiUrl: string | null };
+  inviteSigningSecret: string;
+  apiKeyPepper: string;
+  credit: { currency: string; minTopupCents: number; maxTopupCents: number };
+  rates: { participantCentsPerMinute: number; translatorCentsPerMinute: number };
+  checkout: { successUrl: string | null; cancelUrl: string | null };
+  rooms: { departureTimeoutSeconds: number; emptyTimeoutSeconds: number };
+  auth: { jwksUrl: string | null; issuer: string | null; audience: string | null };
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const DEV_SECRET = 'dev-only-not-secret';
+
+function str(env: Env, name: string, fallback?: string): string {
+  const value = env[name];
+  if (value === undefined || value === '') {
+    if (fallback !== undefined) return fallback;
+    throw new ConfigError(`${name} is required`);
+  }
+  return value;
+}
+
+function optional(env: Env, name: string): string | null {
+  const value = env[name];
+  return value === undefined || value === '' ? null : value;
+}
+
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string | null, protocols: string[]): string | null {
+  const value = optional(env, name) ?? fallback;
+  if (value === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${value}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${value}"`);
+  }
+  return value;
+}
+
+function secret(env: Env, name: string, isProduction: boolean): string {
+  const value = optional(env, name);
+  if (value !== null) return value;
+  if (isProduction) throw new ConfigError(`${name} is required outside development and test`);
+  return `${DEV_SECRET}-${name}`;
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  if (nodeEnv !== 'development' && nodeEnv !== 'test' && nodeEnv !== 'production') {
+    throw new ConfigError(`NODE_ENV must be development, test or production, got "${nodeEnv}"`);
+  }
+  const isProduction = nodeEnv === 'production';
+  const livekitUrl = url(env, 'LIVEKIT_URL', 'ws://127.0.0.1:7880', ['ws:', 'wss:', 'http:', 'https:']) as string;
+  const livekitApiDefault = livekitUrl.replace(/^ws(s?):/, 'http$1:');
+  const minTopup = int(env, 'MIN_TOPUP_CENTS', 500, 1);
+  const maxTopup = int(env, 'MAX_TOPUP_CENTS', 100000, 1);
+  if (maxTopup < minTopup) throw new ConfigError(`MAX_TOPUP_CENTS must be at least MIN_TOPUP_CENTS (${minTopup})`);
+  const currency = str(env, 'CREDIT_CURRENCY', 'usd').toLowerCase();
+  if (!/^[a-z]{3}$/.test(currency)) throw new ConfigError(`CREDIT_CURRENCY must be a three-letter ISO code, got "${currency}"`);
+  return {
+    env: nodeEnv,
+    port: int(env, 'PORT', 3000, 0, 65535),
+    databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/translation_rooms', ['postgres:', 'postgresql:']) as string,
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']) as string,
+    queuePrefix: str(env, 'QUEUE_PREFIX', 'trk'),
+    livekit: {
+      url: livekitUrl,
+      apiUrl: url(env, 'LIVEKIT_API_URL', livekitApiDefault, ['http:', 'https:']) as string,
+      apiKey: str(env, 'LIVEKIT_API_KEY', 'devkey'),
+      apiSecret: str(env, 'LIVEKIT_API_SECRET', 'secret'),
+    },
+    stripe: {
+      secretKey: optional(env, 'STRIPE_SECRET_KEY'),
+      webhookSecret: optional(env, 'STRIPE_WEBHOOK_SECRET'),
+      apiUrl: url(env, 'STRIPE_API_URL', null, ['http:', 'https:']),
+    },
+    inviteSigningSecret: secret(env, 'INVITE_SIGNING_SECRET', isProduction),
+    apiKeyPepper: secret(env, 'API_KEY_PEPPER', isProduction),
+    credit: { currency, minTopupCents: minTopup, maxTopupCents: maxTopup },
+    rates: {
+      participantCentsPerMinute: int(env, 'RATE_PARTICIPANT_CENTS_PER_MINUTE', 3),
+      translatorCentsPerMinute: int(env, 'RATE_TRANSLATOR_CENTS_PER_MINUTE', 6),
+    },
+    checkout: {
+      successUrl: url(env, 'CHECKOUT_SUCCESS_URL', null, ['http:', 'https:']),
+      cancelUrl: url(env, 'CHECKOUT_CANCEL_URL', null, ['http:', 'https:']),
+    },
+    rooms: {
+      departureTimeoutSeconds: int(env, 'ROOM_DEPARTURE_TIMEOUT_SECONDS', 300),
+      emptyTimeoutSeconds: int(env, 'ROOM_EMPTY_TIMEOUT_SECONDS', 30 * 24 * 3600),
+    },
+    auth: {
+      jwksUrl: url(env, 'AUTH_JWKS_URL', null, ['http:', 'https:']),
+      issuer: optional(env, 'AUTH_ISSUER'),
+      audience: optional(env, 'AUTH_AUDIENCE'),
+    },
+    logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
+  };
+}
+
+/** Loads the config or stops the process with one line naming the bad variable. */
+export function loadConfigOrExit(env: Env = process.env): AppConfig {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`Invalid configuration: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

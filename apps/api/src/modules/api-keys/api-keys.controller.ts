@@ -1,0 +1,37 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentActor, type Actor } from '../../common/auth/actor';
+import { ApiErrors } from '../../common/openapi/error-responses';
+import { ApiPageResponse } from '../../common/pagination/page.schema';
+import { PageQueryDto } from '../../common/pagination/page-query.dto';
+import { ApiKeyIdParams, ApiKeyView, CreateApiKeyDto, CreatedApiKeyView } from './api-key.dto';
+import { ApiKeysService } from './api-keys.service';
+
+@ApiTags('api-keys')
+@ApiBearerAuth()
+@Controller('v1/api-keys')
+export class ApiKeysController {
+  constructor(private readonly apiKeys: ApiKeysService) {}
+
+  @Post()
+  @ApiCreatedResponse({ type: CreatedApiKeyView, description: 'The key, with its secret shown this once' })
+  @ApiErrors(401)
+  create(@CurrentActor() actor: Actor, @Body() body: CreateApiKeyDto) {
+    return this.apiKeys.create(actor, body.name);
+  }
+
+  @Get()
+  @ApiPageResponse(ApiKeyView, 'API keys of the organization, newest first')
+  @ApiErrors(401)
+  list(@CurrentActor() actor: Actor, @Query() query: PageQueryDto) {
+    return this.apiKeys.list(actor, query);
+  }
+
+  @Delete(':key_id')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Revoked; the key stops authenticating at once' })
+  @ApiErrors(401, 404)
+  async revoke(@CurrentActor() actor: Actor, @Param() params: ApiKeyIdParams) {
+    await this.apiKeys.revoke(actor, params.key_id);
+  }
+}

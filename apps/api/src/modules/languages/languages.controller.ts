@@ -1,0 +1,21 @@
+import { SUPPORTED_LANGUAGES } from '@app/domain';
+import { Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiErrors } from '../../common/openapi/error-responses';
+
+export class LanguageView {
+  @ApiProperty({ example: 'de', description: 'BCP-47 language tag' }) code!: string;
+  @ApiProperty({ example: 'German' }) name!: string;
+}
+
+@ApiTags('languages')
+@ApiBearerAuth()
+@Controller('v1/supported-languages')
+export class LanguagesController {
+  @Get()
+  @ApiOkResponse({ type: [LanguageView], description: 'Every language a participant may declare, alphabetically by name' })
+  @ApiErrors(401)
+  list(): readonly LanguageView[] {
+    return SUPPORTED_LANGUAGES;
+  }
+}

@@ -1,0 +1,25 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentActor, type Actor } from '../../common/auth/actor';
+import { ApiErrors } from '../../common/openapi/error-responses';
+import { UserView } from './user.dto';
+
+@ApiTags('users')
+@ApiBearerAuth()
+@Controller('v1/users')
+export class UsersController {
+  /** The actor was loaded with the credential in one query, so this needs no second one. */
+  @Get('me')
+  @ApiOkResponse({ type: UserView, description: 'The authenticated user (an API key acts for the user who created it)' })
+  @ApiErrors(401)
+  me(@CurrentActor() actor: Actor): UserView {
+    return {
+      id: actor.userId,
+      email: actor.email,
+      first_name: actor.firstName,
+      last_name: actor.lastName,
+      image_url: actor.imageUrl,
+      created_at: actor.userCreatedAt,
+    };
+  }
+}

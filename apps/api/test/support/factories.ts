@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service';
+import type { TestApp } from './test-app';
+
+export interface TestOrganization {
+  organizationId: string;
+  userId: string;
+  email: string;
+  apiKey: string;
+  auth: { Authorization: string };
+}
+
+const unique = () => randomBytes(4).toString('hex');
+
+/** A fresh organization with one user and one API key: tests never share rows. */
+export async function createOrganization(t: TestApp, overrides: { name?: string; email?: string } = {}): Promise<TestOrganization> {
+  const [org] = (await t.db.query(`INSERT INTO organizations (name) VALUES ($1) RETURNING id`, [overrides.name ?? `Org ${unique()}`])) as { id: string }[];
+  const email = overrides.email ?? `owner-${unique()}@example.test`;
+  const [user] = (await t.db.query(
+    `INSERT INTO users (organization_id, email, first_name, last_name) VALUES ($1, $2, 'Ada', 'Lovelace') RETURNING id`,
+    [org.id, email],
+  )) as { id: string }[];
+  const key = await t.app.get(ApiKeysService).createFor(org.id, user.id, 'factory key');
+  return { organizationId: org.id, userId: user.id, email, apiKey: key.key, auth: { Authorization: `Bearer ${key.key}` } };
+}
+
+/** A teammate: another user of the same organization, with a key of their own. */
+export async function createTeammate(t: TestApp, org: TestOrganization): Promise<TestOrganization> {
+  const email = `mate-${unique()}@example.test`;
+  const [user] = (await t.db.query(`INSERT INTO users (organization_id, email) VALUES ($1, $2) RETURNING id`, [org.organizationId, email])) as {
+    id: string;
+  }[];
+  const key = await t.app.get(ApiKeysService).createFor(org.organizationId, user.id, 'teammate key');
+  return { organizationId: org.organizationId, userId: user.id, email, apiKey: key.key, auth: { Authorization: `Bearer ${key.key}` } };
+}

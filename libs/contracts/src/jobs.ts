@@ -1,0 +1,39 @@
+/** A stored inbound webhook event to apply; the id is the provider's event id. */
+export interface StoredEventJob {
+  eventId: string;
+}
+
+export type StreamingModeName = 'mono' | 'dual';
+
+export const TRANSLATOR_JOBS = { dispatch: 'translator.dispatch', dismiss: 'translator.dismiss' } as const;
+
+export interface TranslatorDispatchJob {
+  roomId: string;
+  /** The internal, namespaced LiveKit room name. */
+  livekitRoom: string;
+  languages: [string, string];
+  mode: StreamingModeName;
+}
+
+export interface TranslatorDismissJob {
+  roomId: string;
+  livekitRoom: string;
+}
+
+export const TRANSLATOR_AGENT_NAME = 'translator';
+
+export type TranslatorEventJob =
+  | { type: 'joined'; roomId: string; livekitRoom: string; at: string }
+  | { type: 'left'; roomId: string; livekitRoom: string; at: string }
+  | {
+      type: 'latency';
+      roomId: string;
+      livekitRoom: string;
+      at: string;
+      /** Source → target language, e.g. `en>de`. */
+      direction: string;
+      p50Ms: number;
+      p95Ms: number;
+      samples: number;
+      audioSeconds: number;
+    };

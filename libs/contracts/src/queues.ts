@@ -1,0 +1,17 @@
+/** Queue names shared by the API and the translator agent. One place, so a typo cannot split a queue. */
+export const QUEUES = {
+  /** Stored LiveKit webhook events, applied by the API's metering worker. */
+  livekitEvents: 'livekit-events',
+  /** Stored Stripe webhook events, applied by the API's payments worker. */
+  stripeEvents: 'stripe-events',
+  /** translator.dispatch / translator.dismiss jobs, consumed by the translator agent app. */
+  translatorPresence: 'translator-presence',
+  /** Reports from translator agents (joined, left, latency), consumed by the API. */
+  translatorEvents: 'translator-events',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/** The queues each app consumes; an app refuses to boot when one of its queues has no handler or two. */
+export const API_CONSUMED_QUEUES: readonly QueueName[] = [];
+export const AGENT_CONSUMED_QUEUES: readonly QueueName[] = [QUEUES.translatorPresence];
