@@ -67,7 +67,7 @@ export function IntRule(options: IntRuleOptions): PropertyDecorator {
           defaultMessage: () => 'not an integer',
         },
       },
-      { context: 'dynamic-int' },
+      { context: { dynamic: 'int' } },
     )(target, key);
     Min(options.min, issue({ type: 'greater_than_equal', msg: `Input should be greater than or equal to ${options.min}`, ctx: { ge: options.min }, rank: 2 }))(target, key);
     if (options.max !== undefined) {

@@ -12,7 +12,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function contextOf(error: ValidationError, constraint: string): IssueContext {
   const context: unknown = error.contexts?.[constraint];
-  if (context === 'dynamic-int') return intTypeIssue(error.value);
+  if (isPlainObject(context) && context.dynamic === 'int') return intTypeIssue(error.value);
   if (isPlainObject(context) && typeof context.type === 'string') return context as unknown as IssueContext;
   return { type: 'value_error', msg: `Value error, ${error.constraints?.[constraint] ?? 'invalid value'}`, rank: 9 };
 }

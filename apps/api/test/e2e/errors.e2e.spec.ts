@@ -1,0 +1,46 @@
+import { createOrganization, type TestOrganization } from '../support/factories';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+describe('error model', () => {
+  let t: TestApp;
+  let org: TestOrganization;
+  beforeAll(async () => {
+    t = await startTestApp();
+    org = await createOrganization(t);
+  });
+  afterAll(async () => t.close());
+
+  it('answers an unknown route with a 404 detail body', async () => {
+    const res = await t.http().get('/v1/nothing-here').set(org.auth);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: 'Not Found' });
+  });
+
+  it('answers an unknown route without credentials with 404 too', async () => {
+    const res = await t.http().post('/nope');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: 'Not Found' });
+  });
+
+  it('answers malformed JSON with a 422 json_invalid entry', async () => {
+    const res = await t.http().post('/v1/api-keys').set(org.auth).set('Content-Type', 'application/json').send('{"name": ');
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toHaveLength(1);
+    expect(res.body.detail[0]).toEqual({ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: expect.any(String) } });
+    const keys = await t.http().get('/v1/api-keys').set(org.auth);
+    expect(keys.body.items).toHaveLength(1);
+  });
+
+  it('answers a JSON array body with model_attributes_type', async () => {
+    const res = await t.http().post('/v1/api-keys').set(org.auth).send([{ name: 'x' }]);
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ loc: ['body'], type: 'model_attributes_type' });
+  });
+
+  it('answers health checks without credentials', async () => {
+    expect((await t.http().get('/health/live')).status).toBe(200);
+    const ready = await t.http().get('/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body.info).toEqual({ postgres: { status: 'up' }, redis: { status: 'up' } });
+  });
+});
