@@ -1,13 +1,16 @@
 /** Two projects: fast pure unit tests, and tests that talk to real Postgres and Redis. */
-const swc = ['@swc/jest', {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
-    target: 'es2022',
-    keepClassNames: true,
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
   },
-  module: { type: 'commonjs' },
-}];
+];
 const moduleNameMapper = {
   '^@app/domain(|/.*)$': '<rootDir>/libs/domain/src$1',
   '^@app/contracts(|/.*)$': '<rootDir>/libs/contracts/src$1',

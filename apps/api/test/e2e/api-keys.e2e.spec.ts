@@ -24,7 +24,10 @@ describe('API keys', () => {
     });
     const secret: string = created.body.key;
 
-    const me = await t.http().get('/v1/users/me').set({ Authorization: `Bearer ${secret}` });
+    const me = await t
+      .http()
+      .get('/v1/users/me')
+      .set({ Authorization: `Bearer ${secret}` });
     expect(me.status).toBe(200);
     expect(me.body.id).toBe(org.userId);
 
@@ -40,7 +43,10 @@ describe('API keys', () => {
     const revoked = await t.http().delete(`/v1/api-keys/${created.body.id}`).set(org.auth);
     expect(revoked.status).toBe(204);
     expect(revoked.text).toBe('');
-    const after = await t.http().get('/v1/users/me').set({ Authorization: `Bearer ${secret}` });
+    const after = await t
+      .http()
+      .get('/v1/users/me')
+      .set({ Authorization: `Bearer ${secret}` });
     expect(after.status).toBe(401);
     expect(after.headers['www-authenticate']).toBe('Bearer');
     const again = await t.http().delete(`/v1/api-keys/${created.body.id}`).set(org.auth);
@@ -74,7 +80,9 @@ describe('API keys', () => {
   it("answers 404 for revoking another organization's key and leaves it working", async () => {
     const org = await createOrganization(t);
     const stranger = await createOrganization(t);
-    const [strangerKey] = (await t.db.query(`SELECT id FROM api_keys WHERE organization_id = $1`, [stranger.organizationId])) as { id: string }[];
+    const [strangerKey] = (await t.db.query(`SELECT id FROM api_keys WHERE organization_id = $1`, [stranger.organizationId])) as {
+      id: string;
+    }[];
     const res = await t.http().delete(`/v1/api-keys/${strangerKey.id}`).set(org.auth);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: expect.any(String) });
@@ -83,7 +91,12 @@ describe('API keys', () => {
 
   it('orders newest first with id as tie-breaker, and pages never skip or repeat under equal timestamps', async () => {
     const org = await createOrganization(t);
-    for (let i = 0; i < 6; i++) await t.http().post('/v1/api-keys').set(org.auth).send({ name: `k${i}` });
+    for (let i = 0; i < 6; i++)
+      await t
+        .http()
+        .post('/v1/api-keys')
+        .set(org.auth)
+        .send({ name: `k${i}` });
     await t.db.query(`UPDATE api_keys SET created_at = '2026-01-01T00:00:00Z' WHERE organization_id = $1`, [org.organizationId]);
     const all = await t.http().get('/v1/api-keys?limit=200').set(org.auth);
     expect(all.body.items).toHaveLength(7);
@@ -94,7 +107,10 @@ describe('API keys', () => {
     const paged: string[] = [];
     let offset: number | null = 0;
     while (offset !== null) {
-      const page = await t.http().get(`/v1/api-keys?limit=2&offset=${offset}`).set(org.auth);
+      const page: { body: { limit: number; offset: number; items: { id: string }[]; next_offset: number | null } } = await t
+        .http()
+        .get(`/v1/api-keys?limit=2&offset=${offset}`)
+        .set(org.auth);
       expect(page.body.limit).toBe(2);
       expect(page.body.offset).toBe(offset);
       paged.push(...page.body.items.map((k: { id: string }) => k.id));
@@ -117,10 +133,25 @@ describe('API keys', () => {
   describe('validation', () => {
     it.each([
       [{}, { loc: ['body', 'name'], msg: 'Field required', type: 'missing', input: {}, ctx: {} }],
-      [{ name: '' }, { loc: ['body', 'name'], msg: 'String should have at least 1 character', type: 'string_too_short', input: '', ctx: { min_length: 1 } }],
+      [
+        { name: '' },
+        {
+          loc: ['body', 'name'],
+          msg: 'String should have at least 1 character',
+          type: 'string_too_short',
+          input: '',
+          ctx: { min_length: 1 },
+        },
+      ],
       [
         { name: 'x'.repeat(121) },
-        { loc: ['body', 'name'], msg: 'String should have at most 120 characters', type: 'string_too_long', input: 'x'.repeat(121), ctx: { max_length: 120 } },
+        {
+          loc: ['body', 'name'],
+          msg: 'String should have at most 120 characters',
+          type: 'string_too_long',
+          input: 'x'.repeat(121),
+          ctx: { max_length: 120 },
+        },
       ],
       [{ name: 42 }, { loc: ['body', 'name'], msg: 'Input should be a valid string', type: 'string_type', input: 42, ctx: {} }],
     ])('rejects the body %j with the exact 422 body and creates nothing', async (body, issue) => {
@@ -128,7 +159,9 @@ describe('API keys', () => {
       const res = await t.http().post('/v1/api-keys').set(org.auth).send(body);
       expect(res.status).toBe(422);
       expect(res.body).toEqual({ detail: [issue] });
-      const [{ count }] = (await t.db.query(`SELECT count(*)::int AS count FROM api_keys WHERE organization_id = $1`, [org.organizationId])) as {
+      const [{ count }] = (await t.db.query(`SELECT count(*)::int AS count FROM api_keys WHERE organization_id = $1`, [
+        org.organizationId,
+      ])) as {
         count: number;
       }[];
       expect(count).toBe(1);
@@ -137,26 +170,95 @@ describe('API keys', () => {
     it('accepts names of exactly 1 and 120 characters', async () => {
       const org = await createOrganization(t);
       expect((await t.http().post('/v1/api-keys').set(org.auth).send({ name: 'x' })).status).toBe(201);
-      expect((await t.http().post('/v1/api-keys').set(org.auth).send({ name: 'y'.repeat(120) })).status).toBe(201);
+      expect(
+        (
+          await t
+            .http()
+            .post('/v1/api-keys')
+            .set(org.auth)
+            .send({ name: 'y'.repeat(120) })
+        ).status,
+      ).toBe(201);
     });
 
     it.each([
-      ['limit=0', [{ loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal', input: '0', ctx: { ge: 1 } }]],
-      ['limit=201', [{ loc: ['query', 'limit'], msg: 'Input should be less than or equal to 200', type: 'less_than_equal', input: '201', ctx: { le: 200 } }]],
+      [
+        'limit=0',
+        [
+          {
+            loc: ['query', 'limit'],
+            msg: 'Input should be greater than or equal to 1',
+            type: 'greater_than_equal',
+            input: '0',
+            ctx: { ge: 1 },
+          },
+        ],
+      ],
+      [
+        'limit=201',
+        [
+          {
+            loc: ['query', 'limit'],
+            msg: 'Input should be less than or equal to 200',
+            type: 'less_than_equal',
+            input: '201',
+            ctx: { le: 200 },
+          },
+        ],
+      ],
       [
         'limit=abc',
-        [{ loc: ['query', 'limit'], msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing', input: 'abc', ctx: {} }],
+        [
+          {
+            loc: ['query', 'limit'],
+            msg: 'Input should be a valid integer, unable to parse string as an integer',
+            type: 'int_parsing',
+            input: 'abc',
+            ctx: {},
+          },
+        ],
       ],
       [
         'limit=1.5',
-        [{ loc: ['query', 'limit'], msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing', input: '1.5', ctx: {} }],
+        [
+          {
+            loc: ['query', 'limit'],
+            msg: 'Input should be a valid integer, unable to parse string as an integer',
+            type: 'int_parsing',
+            input: '1.5',
+            ctx: {},
+          },
+        ],
       ],
-      ['offset=-1', [{ loc: ['query', 'offset'], msg: 'Input should be greater than or equal to 0', type: 'greater_than_equal', input: '-1', ctx: { ge: 0 } }]],
+      [
+        'offset=-1',
+        [
+          {
+            loc: ['query', 'offset'],
+            msg: 'Input should be greater than or equal to 0',
+            type: 'greater_than_equal',
+            input: '-1',
+            ctx: { ge: 0 },
+          },
+        ],
+      ],
       [
         'limit=0&offset=-5',
         [
-          { loc: ['query', 'limit'], msg: 'Input should be greater than or equal to 1', type: 'greater_than_equal', input: '0', ctx: { ge: 1 } },
-          { loc: ['query', 'offset'], msg: 'Input should be greater than or equal to 0', type: 'greater_than_equal', input: '-5', ctx: { ge: 0 } },
+          {
+            loc: ['query', 'limit'],
+            msg: 'Input should be greater than or equal to 1',
+            type: 'greater_than_equal',
+            input: '0',
+            ctx: { ge: 1 },
+          },
+          {
+            loc: ['query', 'offset'],
+            msg: 'Input should be greater than or equal to 0',
+            type: 'greater_than_equal',
+            input: '-5',
+            ctx: { ge: 0 },
+          },
         ],
       ],
     ])('rejects ?%s with every violated field listed', async (query, detail) => {
@@ -168,7 +270,11 @@ describe('API keys', () => {
 
     it('accepts the bounds 1 and 200', async () => {
       const org = await createOrganization(t);
-      expect((await t.http().get('/v1/api-keys?limit=1&offset=0').set(org.auth)).body).toMatchObject({ limit: 1, offset: 0, next_offset: null });
+      expect((await t.http().get('/v1/api-keys?limit=1&offset=0').set(org.auth)).body).toMatchObject({
+        limit: 1,
+        offset: 0,
+        next_offset: null,
+      });
       expect((await t.http().get('/v1/api-keys?limit=200').set(org.auth)).status).toBe(200);
     });
 
@@ -176,7 +282,9 @@ describe('API keys', () => {
       const org = await createOrganization(t);
       const res = await t.http().delete('/v1/api-keys/not-a-uuid').set(org.auth);
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ detail: [{ loc: ['path', 'key_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: 'not-a-uuid', ctx: {} }] });
+      expect(res.body).toEqual({
+        detail: [{ loc: ['path', 'key_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: 'not-a-uuid', ctx: {} }],
+      });
     });
   });
 });

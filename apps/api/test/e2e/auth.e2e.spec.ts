@@ -50,7 +50,10 @@ describe('bearer authentication', () => {
 
   it('accepts the scheme name in any case', async () => {
     const org = await createOrganization(t);
-    const res = await t.http().get('/v1/users/me').set({ Authorization: `bearer ${org.apiKey}` });
+    const res = await t
+      .http()
+      .get('/v1/users/me')
+      .set({ Authorization: `bearer ${org.apiKey}` });
     expect(res.status).toBe(200);
   });
 

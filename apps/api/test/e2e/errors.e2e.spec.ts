@@ -26,13 +26,23 @@ describe('error model', () => {
     const res = await t.http().post('/v1/api-keys').set(org.auth).set('Content-Type', 'application/json').send('{"name": ');
     expect(res.status).toBe(422);
     expect(res.body.detail).toHaveLength(1);
-    expect(res.body.detail[0]).toEqual({ loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: expect.any(String) } });
+    expect(res.body.detail[0]).toEqual({
+      loc: ['body'],
+      msg: 'JSON decode error',
+      type: 'json_invalid',
+      input: {},
+      ctx: { error: expect.any(String) },
+    });
     const keys = await t.http().get('/v1/api-keys').set(org.auth);
     expect(keys.body.items).toHaveLength(1);
   });
 
   it('answers a JSON array body with model_attributes_type', async () => {
-    const res = await t.http().post('/v1/api-keys').set(org.auth).send([{ name: 'x' }]);
+    const res = await t
+      .http()
+      .post('/v1/api-keys')
+      .set(org.auth)
+      .send([{ name: 'x' }]);
     expect(res.status).toBe(422);
     expect(res.body.detail[0]).toMatchObject({ loc: ['body'], type: 'model_attributes_type' });
   });

@@ -14,7 +14,9 @@ const unique = () => randomBytes(4).toString('hex');
 
 /** A fresh organization with one user and one API key: tests never share rows. */
 export async function createOrganization(t: TestApp, overrides: { name?: string; email?: string } = {}): Promise<TestOrganization> {
-  const [org] = (await t.db.query(`INSERT INTO organizations (name) VALUES ($1) RETURNING id`, [overrides.name ?? `Org ${unique()}`])) as { id: string }[];
+  const [org] = (await t.db.query(`INSERT INTO organizations (name) VALUES ($1) RETURNING id`, [overrides.name ?? `Org ${unique()}`])) as {
+    id: string;
+  }[];
   const email = overrides.email ?? `owner-${unique()}@example.test`;
   const [user] = (await t.db.query(
     `INSERT INTO users (organization_id, email, first_name, last_name) VALUES ($1, $2, 'Ada', 'Lovelace') RETURNING id`,
@@ -27,7 +29,10 @@ export async function createOrganization(t: TestApp, overrides: { name?: string;
 /** A teammate: another user of the same organization, with a key of their own. */
 export async function createTeammate(t: TestApp, org: TestOrganization): Promise<TestOrganization> {
   const email = `mate-${unique()}@example.test`;
-  const [user] = (await t.db.query(`INSERT INTO users (organization_id, email) VALUES ($1, $2) RETURNING id`, [org.organizationId, email])) as {
+  const [user] = (await t.db.query(`INSERT INTO users (organization_id, email) VALUES ($1, $2) RETURNING id`, [
+    org.organizationId,
+    email,
+  ])) as {
     id: string;
   }[];
   const key = await t.app.get(ApiKeysService).createFor(org.organizationId, user.id, 'teammate key');

@@ -22,7 +22,11 @@ export function requestLogging(config: AppConfig): Params {
         censor: '[redacted]',
       },
       serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url.replace(/\/v1\/invites\/[^/?]+/, '/v1/invites/[code]') }),
+        req: (req: { id: unknown; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url.replace(/\/v1\/invites\/[^/?]+/, '/v1/invites/[code]'),
+        }),
       },
     },
   };

@@ -1,19 +1,5 @@
 import { Transform } from 'class-transformer';
-import {
-  IsDefined,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  MinLength,
-  isURL,
-  ValidateBy,
-} from 'class-validator';
+import { IsDefined, IsIn, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, isURL, ValidateBy } from 'class-validator';
 
 /**
  * Field rules that report Pydantic-style issues. Each constraint carries its issue in the
@@ -69,9 +55,20 @@ export function IntRule(options: IntRuleOptions): PropertyDecorator {
       },
       { context: { dynamic: 'int' } },
     )(target, key);
-    Min(options.min, issue({ type: 'greater_than_equal', msg: `Input should be greater than or equal to ${options.min}`, ctx: { ge: options.min }, rank: 2 }))(target, key);
+    Min(
+      options.min,
+      issue({
+        type: 'greater_than_equal',
+        msg: `Input should be greater than or equal to ${options.min}`,
+        ctx: { ge: options.min },
+        rank: 2,
+      }),
+    )(target, key);
     if (options.max !== undefined) {
-      Max(options.max, issue({ type: 'less_than_equal', msg: `Input should be less than or equal to ${options.max}`, ctx: { le: options.max }, rank: 2 }))(target, key);
+      Max(
+        options.max,
+        issue({ type: 'less_than_equal', msg: `Input should be less than or equal to ${options.max}`, ctx: { le: options.max }, rank: 2 }),
+      )(target, key);
     }
   };
 }
@@ -94,15 +91,29 @@ export function StringRule(options: StringRuleOptions): PropertyDecorator {
     IsString(issue({ type: 'string_type', msg: 'Input should be a valid string', rank: 1 }))(target, key);
     if (options.minLength !== undefined) {
       const n = options.minLength;
-      MinLength(n, issue({ type: 'string_too_short', msg: `String should have at least ${plural(n, 'character')}`, ctx: { min_length: n }, rank: 2 }))(target, key);
+      MinLength(
+        n,
+        issue({ type: 'string_too_short', msg: `String should have at least ${plural(n, 'character')}`, ctx: { min_length: n }, rank: 2 }),
+      )(target, key);
     }
     if (options.maxLength !== undefined) {
       const n = options.maxLength;
-      MaxLength(n, issue({ type: 'string_too_long', msg: `String should have at most ${plural(n, 'character')}`, ctx: { max_length: n }, rank: 2 }))(target, key);
+      MaxLength(
+        n,
+        issue({ type: 'string_too_long', msg: `String should have at most ${plural(n, 'character')}`, ctx: { max_length: n }, rank: 2 }),
+      )(target, key);
     }
     if (options.pattern) {
       const { regex, description } = options.pattern;
-      Matches(regex, issue({ type: 'string_pattern_mismatch', msg: `String should match pattern '${regex.source}' (${description})`, ctx: { pattern: regex.source }, rank: 3 }))(target, key);
+      Matches(
+        regex,
+        issue({
+          type: 'string_pattern_mismatch',
+          msg: `String should match pattern '${regex.source}' (${description})`,
+          ctx: { pattern: regex.source },
+          rank: 3,
+        }),
+      )(target, key);
     }
   };
 }

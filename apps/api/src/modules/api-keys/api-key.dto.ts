@@ -19,7 +19,12 @@ export class ApiKeyView {
   @ApiProperty({ example: 'trk_AbCd' }) key_prefix!: string;
   @ApiProperty({ example: 'wXyZ' }) key_last4!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: Date;
-  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'null until the key is first used; updated at most once a minute' })
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'null until the key is first used; updated at most once a minute',
+  })
   last_used_at!: Date | null;
   @ApiProperty({ description: 'email of the user who created the key' }) created_by!: string;
 }

@@ -1,0 +1,18 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import type { AppConfig } from '../config/app-config';
+import { ConfigModule } from '../config/config.module';
+import { dataSourceOptions } from '../database/data-source';
+import { ApiKeysModule } from '../modules/api-keys/api-keys.module';
+import { OrganizationsService } from '../modules/organizations/organizations.service';
+
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot(config), TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl)), ApiKeysModule],
+      providers: [OrganizationsService],
+    };
+  }
+}
