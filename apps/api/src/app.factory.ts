@@ -16,6 +16,8 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   });
   app.useLogger(app.get(Logger));
   app.useBodyParser('json', { limit: '1mb' });
+  // LiveKit posts its webhooks as application/webhook+json; keep them as text for the signature check.
+  app.useBodyParser('text', { type: 'application/webhook+json', limit: '1mb' });
   app.disable('x-powered-by');
   app.set('etag', false);
   app.useGlobalPipes(new InputValidationPipe());

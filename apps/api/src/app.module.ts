@@ -10,6 +10,10 @@ import { AuthModule } from './modules/auth/auth.module';
 import { HealthModule } from './modules/health/health.module';
 import { LanguagesModule } from './modules/languages/languages.module';
 import { UsersModule } from './modules/users/users.module';
+import { InvitesModule } from './modules/invites/invites.module';
+import { LiveKitModule } from './modules/livekit/livekit.module';
+import { RoomsModule } from './modules/rooms/rooms.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { QueueModule } from './queue/queue.module';
 
 @Module({})
@@ -27,6 +31,10 @@ export class AppModule {
         ApiKeysModule,
         UsersModule,
         LanguagesModule,
+        LiveKitModule,
+        RoomsModule,
+        InvitesModule,
+        WebhooksModule,
       ],
     };
   }

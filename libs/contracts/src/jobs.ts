@@ -9,6 +9,8 @@ export const TRANSLATOR_JOBS = { dispatch: 'translator.dispatch', dismiss: 'tran
 
 export interface TranslatorDispatchJob {
   roomId: string;
+  /** Increases with every change of the room's want for a translator; older jobs are stale. */
+  generation: number;
   /** The internal, namespaced LiveKit room name. */
   livekitRoom: string;
   languages: [string, string];
@@ -17,6 +19,7 @@ export interface TranslatorDispatchJob {
 
 export interface TranslatorDismissJob {
   roomId: string;
+  generation: number;
   livekitRoom: string;
 }
 

@@ -1,1 +1,11 @@
-export {};
+export * from './errors';
+export * from './languages';
+export * from './room-status';
+export * from './streaming-mode';
+export * from './room-languages';
+export * from './invite-rules';
+export * from './billing';
+export * from './time-zone';
+export * from './usage-window';
+export * from './usage-buckets';
+export * from './usage-summary';

@@ -1,6 +1,10 @@
+import { types } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
+
+// bigint columns (cents, serial ids) stay far below 2^53: read them as numbers, not strings.
+types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
 export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
   return {

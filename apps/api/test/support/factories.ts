@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service';
+import { Ledger } from '../../src/modules/billing/ledger';
 import type { TestApp } from './test-app';
 
 export interface TestOrganization {
@@ -13,7 +14,10 @@ export interface TestOrganization {
 const unique = () => randomBytes(4).toString('hex');
 
 /** A fresh organization with one user and one API key: tests never share rows. */
-export async function createOrganization(t: TestApp, overrides: { name?: string; email?: string } = {}): Promise<TestOrganization> {
+export async function createOrganization(
+  t: TestApp,
+  overrides: { name?: string; email?: string; creditCents?: number } = {},
+): Promise<TestOrganization> {
   const [org] = (await t.db.query(`INSERT INTO organizations (name) VALUES ($1) RETURNING id`, [overrides.name ?? `Org ${unique()}`])) as {
     id: string;
   }[];
@@ -23,6 +27,8 @@ export async function createOrganization(t: TestApp, overrides: { name?: string;
     [org.id, email],
   )) as { id: string }[];
   const key = await t.app.get(ApiKeysService).createFor(org.id, user.id, 'factory key');
+  const creditCents = overrides.creditCents ?? 10_000;
+  if (creditCents !== 0) await grantCredit(t, org.id, creditCents);
   return { organizationId: org.id, userId: user.id, email, apiKey: key.key, auth: { Authorization: `Bearer ${key.key}` } };
 }
 
@@ -37,4 +43,10 @@ export async function createTeammate(t: TestApp, org: TestOrganization): Promise
   }[];
   const key = await t.app.get(ApiKeysService).createFor(org.organizationId, user.id, 'teammate key');
   return { organizationId: org.organizationId, userId: user.id, email, apiKey: key.key, auth: { Authorization: `Bearer ${key.key}` } };
+}
+
+/** Credit through the same ledger the operator CLI uses. */
+export async function grantCredit(t: TestApp, organizationId: string, cents: number): Promise<void> {
+  const ledger = t.app.get(Ledger);
+  await t.db.transaction((tx) => ledger.credit(tx, { organizationId, kind: 'grant', cents, occurredAt: new Date(), note: 'test factory' }));
 }

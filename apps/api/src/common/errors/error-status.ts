@@ -1,5 +1,11 @@
 /** The one place where a domain error code becomes an HTTP status. */
-export const DOMAIN_ERROR_STATUS: Record<string, number> = {};
+export const DOMAIN_ERROR_STATUS: Record<string, number> = {
+  room_mode_mismatch: 409,
+  language_not_held: 409,
+  invite_expired: 410,
+  invite_spent: 410,
+  invite_room_ended: 410,
+};
 
 export function registerDomainErrorStatus(entries: Record<string, number>): void {
   Object.assign(DOMAIN_ERROR_STATUS, entries);

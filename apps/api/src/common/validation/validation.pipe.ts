@@ -4,6 +4,14 @@ import { validateSync, type ValidationError } from 'class-validator';
 import { RequestValidationError, type ValidationIssue } from '../errors/validation-error';
 import { intTypeIssue, type IssueContext } from './rules';
 
+/** A DTO class may add rules class-validator cannot express (e.g. several issues for one list). */
+export interface MoreRules {
+  moreIssues(
+    instance: object,
+    failedProperties: ReadonlySet<string>,
+  ): { loc: (string | number)[]; msg: string; type: string; input: unknown; ctx?: Record<string, unknown> }[];
+}
+
 const LOCATION: Record<ArgumentMetadata['type'], string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -53,9 +61,11 @@ export class InputValidationPipe implements PipeTransform {
     }
     const instance: object = plainToInstance(metatype as new () => object, raw);
     const errors = validateSync(instance, { forbidUnknownValues: false });
-    if (errors.length > 0) {
-      throw new RequestValidationError(errors.map((error) => issueOf(error, location, raw)));
-    }
+    const issues = errors.map((error) => issueOf(error, location, raw));
+    const failed = new Set(errors.map((error) => error.property));
+    const more = (metatype as Partial<MoreRules>).moreIssues?.(instance, failed) ?? [];
+    issues.push(...more.map((issue) => ({ ...issue, loc: [location, ...issue.loc], ctx: issue.ctx ?? {} })));
+    if (issues.length > 0) throw new RequestValidationError(issues);
     return instance;
   }
 }

@@ -1,0 +1,74 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+
+export type CreditKind = 'purchase' | 'grant' | 'refund' | 'adjustment';
+
+export interface LedgerRow {
+  id: number;
+  kind: string;
+  delta_cents: number;
+  currency: string;
+  occurred_at: Date;
+  provider_reference: string | null;
+}
+
+/** Appends ledger rows and moves the balance in the same transaction. */
+@Injectable()
+export class Ledger {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  async charge(
+    tx: EntityManager,
+    entry: { organizationId: string; roomId: string; connectionId: number; cents: number; occurredAt: Date },
+  ): Promise<void> {
+    if (entry.cents === 0) return;
+    await tx.query(
+      `INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, room_id, connection_id)
+       VALUES ($1, 'charge', $2, $3, $4, $5, $6)`,
+      [entry.organizationId, -entry.cents, this.config.credit.currency, entry.occurredAt, entry.roomId, entry.connectionId],
+    );
+    await this.moveBalance(tx, entry.organizationId, -entry.cents);
+  }
+
+  /** A credit line; returns null when a purchase with this provider reference was already recorded. */
+  async credit(
+    tx: EntityManager,
+    entry: {
+      organizationId: string;
+      kind: CreditKind;
+      cents: number;
+      occurredAt: Date;
+      providerReference?: string | null;
+      note?: string | null;
+    },
+  ): Promise<LedgerRow | null> {
+    const rows = (await tx.query(
+      `INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, provider_reference, note)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (provider_reference) WHERE kind = 'purchase' DO NOTHING
+       RETURNING id, kind, delta_cents, currency, occurred_at, provider_reference`,
+      [
+        entry.organizationId,
+        entry.kind,
+        entry.cents,
+        this.config.credit.currency,
+        entry.occurredAt,
+        entry.providerReference ?? null,
+        entry.note ?? null,
+      ],
+    )) as LedgerRow[];
+    if (rows.length === 0) return null;
+    await this.moveBalance(tx, entry.organizationId, entry.cents);
+    return rows[0];
+  }
+
+  private async moveBalance(tx: EntityManager, organizationId: string, delta: number): Promise<void> {
+    await tx.query(
+      `INSERT INTO credit_accounts (organization_id, balance_cents, currency) VALUES ($1, $2, $3)
+       ON CONFLICT (organization_id) DO UPDATE SET balance_cents = credit_accounts.balance_cents + EXCLUDED.balance_cents`,
+      [organizationId, delta, this.config.credit.currency],
+    );
+  }
+}

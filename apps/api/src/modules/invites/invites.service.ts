@@ -1,0 +1,104 @@
+import { assertCanMintInvite, assertInviteUsable, inviteExpiresAt, inviteOffer, languagesRequired, type RoomStatus } from '@app/domain';
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import { ApiError } from '../../common/errors/api-error';
+import { JoinTokensService } from '../rooms/join-tokens.service';
+import type { JoinTokenView } from '../rooms/join-token.dto';
+import { RoomLifecycle } from '../rooms/room-lifecycle';
+import { InviteCodes } from './invite-codes';
+import type { InvitePreviewView, MintedInviteView, MintInviteDto } from './invite.dto';
+
+interface InviteRow {
+  id: string;
+  room_id: string;
+  expires_at: Date;
+  max_uses: number;
+  uses: number;
+  room_status: RoomStatus;
+  streaming_mode: 'mono' | 'dual' | null;
+}
+
+const UNKNOWN = 'Invite link not found.';
+
+@Injectable()
+export class InvitesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly codes: InviteCodes,
+    private readonly tokens: JoinTokensService,
+    private readonly lifecycle: RoomLifecycle,
+  ) {}
+
+  async mint(actor: Actor, roomId: string, dto: MintInviteDto): Promise<MintedInviteView> {
+    const [room] = (await this.dataSource.query(`SELECT status FROM rooms WHERE id = $1 AND organization_id = $2`, [
+      roomId,
+      actor.organizationId,
+    ])) as {
+      status: RoomStatus;
+    }[];
+    if (!room) throw ApiError.notFound('Room not found.');
+    assertCanMintInvite(room.status);
+    const { code, hash } = this.codes.mint();
+    const [row] = (await this.dataSource.query(
+      `INSERT INTO invites (room_id, organization_id, code_hash, expires_at, max_uses) VALUES ($1, $2, $3, $4, $5) RETURNING expires_at`,
+      [roomId, actor.organizationId, hash, inviteExpiresAt(new Date(), dto.expires_in_seconds), dto.max_uses],
+    )) as { expires_at: Date }[];
+    return { invite_code: code, expires_at: row.expires_at, max_uses: dto.max_uses };
+  }
+
+  /** Removes every link of the room; another organization's room matches no row, silently. */
+  async revokeAll(actor: Actor, roomId: string): Promise<void> {
+    await this.dataSource.query(`DELETE FROM invites WHERE room_id = $1 AND organization_id = $2`, [roomId, actor.organizationId]);
+  }
+
+  async preview(code: string): Promise<InvitePreviewView> {
+    const invite = await this.find(this.dataSource.manager, code, false);
+    assertInviteUsable(this.facts(invite));
+    const held = await this.tokens.heldLanguages(this.dataSource.manager, invite.room_id);
+    return {
+      active_languages: inviteOffer(held),
+      mode: invite.streaming_mode,
+      languages_required: languagesRequired(invite.streaming_mode),
+      room_status: invite.room_status,
+    };
+  }
+
+  /** One use is spent only by a join that succeeds, under the room's lock: N racing joins on k uses give min(N, k). */
+  async join(code: string, request: { languages: string[]; name?: string }): Promise<JoinTokenView> {
+    const hash = this.codes.verify(code);
+    if (!hash) throw ApiError.notFound(UNKNOWN);
+    return this.dataSource.transaction(async (tx) => {
+      const found = await this.find(tx, code, false);
+      const room = await this.lifecycle.lock(tx, { id: found.room_id });
+      if (!room) throw ApiError.notFound(UNKNOWN);
+      const invite = await this.find(tx, code, true);
+      assertInviteUsable(this.facts(invite));
+      const token = await this.tokens.issueInLockedRoom(tx, room, { languages: request.languages, name: request.name, kind: 'guest' });
+      await tx.query(`UPDATE invites SET uses = uses + 1 WHERE id = $1`, [invite.id]);
+      return token;
+    });
+  }
+
+  private async find(tx: EntityManager, code: string, lock: boolean): Promise<InviteRow> {
+    const hash = this.codes.verify(code);
+    if (!hash) throw ApiError.notFound(UNKNOWN);
+    const [invite] = (await tx.query(
+      `SELECT i.id, i.room_id, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode
+         FROM invites i JOIN rooms r ON r.id = i.room_id WHERE i.code_hash = $1 ${lock ? 'FOR UPDATE OF i' : ''}`,
+      [hash],
+    )) as InviteRow[];
+    if (!invite) throw ApiError.notFound(UNKNOWN);
+    return invite;
+  }
+
+  private facts(invite: InviteRow) {
+    return {
+      expiresAt: invite.expires_at,
+      maxUses: invite.max_uses,
+      usesSpent: invite.uses,
+      roomStatus: invite.room_status,
+      now: new Date(),
+    };
+  }
+}

@@ -1,0 +1,91 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AccessToken, RoomServiceClient, WebhookReceiver, type WebhookEvent } from 'livekit-server-sdk';
+import { ApiError } from '../../common/errors/api-error';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+
+export interface JoinGrant {
+  livekitRoom: string;
+  identity: string;
+  displayName: string | null;
+  metadata: Record<string, unknown>;
+  ttlSeconds: number;
+}
+
+const REQUEST_TIMEOUT_SECONDS = 5;
+
+/** Everything the API asks of LiveKit, through the official SDK. */
+@Injectable()
+export class LiveKitGateway {
+  private readonly logger = new Logger(LiveKitGateway.name);
+  private readonly rooms: RoomServiceClient;
+  private readonly receiver: WebhookReceiver;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    const { apiUrl, apiKey, apiSecret } = config.livekit;
+    this.rooms = new RoomServiceClient(apiUrl, apiKey, apiSecret, { requestTimeout: REQUEST_TIMEOUT_SECONDS, failover: false });
+    this.receiver = new WebhookReceiver(apiKey, apiSecret);
+  }
+
+  get clientUrl(): string {
+    return this.config.livekit.url;
+  }
+
+  async createRoom(livekitRoom: string): Promise<{ sid: string }> {
+    try {
+      const room = await this.rooms.createRoom({
+        name: livekitRoom,
+        emptyTimeout: this.config.rooms.emptyTimeoutSeconds,
+        departureTimeout: this.config.rooms.departureTimeoutSeconds,
+      });
+      return { sid: room.sid };
+    } catch (error) {
+      throw this.unavailable('create the room', error);
+    }
+  }
+
+  /** Ends the LiveKit room; a room LiveKit no longer knows is already ended. */
+  async deleteRoom(livekitRoom: string): Promise<void> {
+    try {
+      await this.rooms.deleteRoom(livekitRoom);
+    } catch (error) {
+      if (isTwirpNotFound(error)) return;
+      throw this.unavailable('end the room', error);
+    }
+  }
+
+  async joinToken(grant: JoinGrant): Promise<{ token: string; expiresAt: Date }> {
+    const token = new AccessToken(this.config.livekit.apiKey, this.config.livekit.apiSecret, {
+      identity: grant.identity,
+      name: grant.displayName ?? undefined,
+      ttl: grant.ttlSeconds,
+      metadata: JSON.stringify(grant.metadata),
+    });
+    token.addGrant({ roomJoin: true, room: grant.livekitRoom, canPublish: true, canSubscribe: true, canPublishData: true });
+    const expiresAt = new Date(Math.floor(Date.now() / 1000) * 1000 + grant.ttlSeconds * 1000);
+    return { token: await token.toJwt(), expiresAt };
+  }
+
+  /** Verifies the signature LiveKit puts in the Authorization header; null when it does not verify. */
+  async verifyWebhook(rawBody: string, authorization: string | undefined): Promise<WebhookEvent | null> {
+    if (!authorization) return null;
+    try {
+      return await this.receiver.receive(rawBody, authorization);
+    } catch {
+      return null;
+    }
+  }
+
+  private unavailable(action: string, error: unknown): ApiError {
+    this.logger.error(`LiveKit could not ${action}: ${error instanceof Error ? error.message : String(error)}`);
+    return ApiError.unavailable(`The realtime service is unavailable and could not ${action}; nothing was changed. Try again shortly.`);
+  }
+}
+
+function isTwirpNotFound(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    ((error as { code?: unknown }).code === 'not_found' || (error as { status?: unknown }).status === 404)
+  );
+}

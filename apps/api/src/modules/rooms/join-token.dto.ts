@@ -1,0 +1,74 @@
+import { validateRequestedLanguages } from '@app/domain';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsArray, IsDefined, IsString } from 'class-validator';
+import { StringRule } from '../../common/validation/rules';
+import { ROOM_NAME_PATTERN } from './room.dto';
+
+const MISSING = { context: { type: 'missing', msg: 'Field required', rank: 0 } };
+const LIST = { context: { type: 'list_type', msg: 'Input should be a valid list', rank: 1 } };
+const STRINGS = { each: true, context: { type: 'string_type', msg: 'Input should be a valid string', rank: 2 } };
+
+function languageIssues(instance: { languages?: unknown }, failed: ReadonlySet<string>) {
+  if (failed.has('languages') || !Array.isArray(instance.languages)) return [];
+  const result = validateRequestedLanguages(instance.languages as string[]);
+  return result.ok ? [] : result.error.map((issue) => ({ ...issue, loc: [...issue.loc], ctx: issue.ctx ? { ...issue.ctx } : undefined }));
+}
+
+export class LanguagesBody {
+  @ApiProperty({
+    type: [String],
+    minItems: 1,
+    maxItems: 2,
+    example: ['en', 'de'],
+    description: '1 or 2 distinct codes from GET /v1/supported-languages',
+  })
+  @IsDefined(MISSING)
+  @IsArray(LIST)
+  @IsString(STRINGS)
+  languages!: string[];
+}
+
+export class JoinTokenDto extends LanguagesBody {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 128, description: 'unique within the room; generated when absent' })
+  @StringRule({
+    minLength: 1,
+    maxLength: 128,
+    optional: true,
+    pattern: { regex: ROOM_NAME_PATTERN, description: 'letters, digits, ".", "_" and "-"' },
+  })
+  identity?: string;
+
+  @ApiPropertyOptional({ maxLength: 128, description: 'display name' })
+  @StringRule({ minLength: 1, maxLength: 128, optional: true })
+  name?: string;
+
+  static moreIssues(instance: JoinTokenDto, failed: ReadonlySet<string>) {
+    return languageIssues(instance, failed);
+  }
+}
+
+export class InviteJoinDto extends LanguagesBody {
+  @ApiPropertyOptional({ maxLength: 128, description: 'display name of the guest' })
+  @StringRule({ minLength: 1, maxLength: 128, optional: true })
+  name?: string;
+
+  static moreIssues(instance: InviteJoinDto, failed: ReadonlySet<string>) {
+    return languageIssues(instance, failed);
+  }
+}
+
+export class RoomNameParams {
+  @ApiProperty()
+  @StringRule({ minLength: 1, maxLength: 128 })
+  room_name!: string;
+}
+
+export class JoinTokenView {
+  @ApiProperty({ description: 'LiveKit access token for the room' }) token!: string;
+  @ApiProperty({ description: 'the realtime address to connect to' }) url!: string;
+  @ApiProperty({ description: 'the room name' }) room!: string;
+  @ApiProperty() identity!: string;
+  @ApiProperty({ type: [String] }) languages!: string[];
+  @ApiProperty({ enum: ['mono', 'dual'] }) streaming_mode!: string;
+  @ApiProperty({ format: 'date-time' }) expires_at!: Date;
+}

@@ -1,0 +1,94 @@
+import { admitLanguages, decideModeForToken, type ParticipantKind } from '@app/domain';
+import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import { ApiError } from '../../common/errors/api-error';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import { LiveKitGateway } from '../livekit/livekit.gateway';
+import type { JoinTokenView } from './join-token.dto';
+import { ROOM_ROW_COLUMNS, type RoomRow } from './room-queries';
+
+export interface JoinRequest {
+  languages: string[];
+  identity?: string;
+  name?: string;
+  kind: Exclude<ParticipantKind, 'translator'>;
+}
+
+/** Languages of an issued token count as held for this long, until its participant connects. */
+export const LANGUAGE_RESERVATION_SECONDS = 120;
+const TOKEN_TTL_SECONDS = 6 * 3600;
+
+@Injectable()
+export class JoinTokensService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly livekit: LiveKitGateway,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async issueForMember(actor: Actor, roomName: string, request: Omit<JoinRequest, 'kind'>): Promise<JoinTokenView> {
+    return this.dataSource.transaction(async (tx) => {
+      const [room] = (await tx.query(
+        `SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended' FOR UPDATE`,
+        [actor.organizationId, roomName],
+      )) as RoomRow[];
+      if (!room) throw ApiError.notFound(`No live room named "${roomName}".`);
+      return this.issueInLockedRoom(tx, room, { ...request, kind: 'member' });
+    });
+  }
+
+  /**
+   * The mode and two-language rules, decided under the room's row lock so concurrent tokens can
+   * never disagree on the mode or bring a third language.
+   */
+  async issueInLockedRoom(tx: EntityManager, room: RoomRow, request: JoinRequest): Promise<JoinTokenView> {
+    const decision = decideModeForToken(room.streaming_mode, request.languages.length);
+    const identity = request.identity ?? `${request.kind}-${randomBytes(6).toString('hex')}`;
+    admitLanguages(await this.heldLanguages(tx, room.id, identity), request.languages);
+    if (decision.changed) {
+      await tx.query(`UPDATE rooms SET streaming_mode = $2 WHERE id = $1`, [room.id, decision.mode]);
+      room.streaming_mode = decision.mode;
+    }
+    await tx.query(
+      `INSERT INTO room_tokens (room_id, identity, kind, display_name, languages, reserved_until)
+       VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6))
+       ON CONFLICT (room_id, identity) DO UPDATE SET kind = EXCLUDED.kind, display_name = EXCLUDED.display_name,
+         languages = EXCLUDED.languages, issued_at = clock_timestamp(), reserved_until = EXCLUDED.reserved_until`,
+      [room.id, identity, request.kind, request.name ?? null, request.languages, LANGUAGE_RESERVATION_SECONDS],
+    );
+    const { token, expiresAt } = await this.livekit.joinToken({
+      livekitRoom: room.livekit_name,
+      identity,
+      displayName: request.name ?? null,
+      ttlSeconds: TOKEN_TTL_SECONDS,
+      metadata: { languages: request.languages, kind: request.kind, room_id: room.id },
+    });
+    return {
+      token,
+      url: this.config.livekit.url,
+      room: room.name,
+      identity,
+      languages: request.languages,
+      streaming_mode: decision.mode,
+      expires_at: expiresAt,
+    };
+  }
+
+  /** Languages held now: connected people's, plus fresh reservations of tokens not yet connected (other identities). */
+  async heldLanguages(tx: EntityManager, roomId: string, exceptIdentity: string | null = null): Promise<string[]> {
+    const [{ languages }] = (await tx.query(
+      `SELECT coalesce(array_agg(DISTINCT l ORDER BY l), '{}') AS languages FROM (
+         SELECT unnest(c.languages) AS l FROM connections c
+          WHERE c.room_id = $1 AND c.left_at IS NULL AND c.languages IS NOT NULL
+         UNION ALL
+         SELECT unnest(t.languages) FROM room_tokens t
+          WHERE t.room_id = $1 AND t.reserved_until > clock_timestamp() AND t.identity IS DISTINCT FROM $2
+       ) held`,
+      [roomId, exceptIdentity],
+    )) as { languages: string[] }[];
+    return languages;
+  }
+}

@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { Outbox, type OutboxJob } from '../../queue/outbox';
+import { ConnectionMeter } from '../metering/connection-meter';
+import { ROOM_ROW_COLUMNS, type RoomRow } from './room-queries';
+import { TranslatorPresence } from './translator-presence';
+
+/** Moves a room through created → active → ended, under the room's row lock. */
+@Injectable()
+export class RoomLifecycle {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly meter: ConnectionMeter,
+    private readonly translator: TranslatorPresence,
+    private readonly outbox: Outbox,
+  ) {}
+
+  async lock(tx: EntityManager, where: { id: string } | { livekitName: string }): Promise<RoomRow | null> {
+    const [column, value] = 'id' in where ? ['id', where.id] : ['livekit_name', where.livekitName];
+    const rows = (await tx.query(`SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE ${column} = $1 FOR UPDATE`, [value])) as RoomRow[];
+    return rows[0] ?? null;
+  }
+
+  /** Ends the room at `at`, closing its open connections there; ending an ended room changes nothing. */
+  async end(roomId: string, at: Date): Promise<void> {
+    const jobs = await this.dataSource.transaction(async (tx) => {
+      const room = await this.lock(tx, { id: roomId });
+      if (!room) return [];
+      return this.endLocked(tx, room, at);
+    });
+    await this.outbox.flush(jobs);
+  }
+
+  async endLocked(tx: EntityManager, room: RoomRow, at: Date): Promise<OutboxJob[]> {
+    if (room.status === 'ended') return [];
+    await tx.query(`UPDATE rooms SET status = 'ended', ended_at = GREATEST($2::timestamptz, started_at, created_at) WHERE id = $1`, [
+      room.id,
+      at,
+    ]);
+    room.status = 'ended';
+    await this.meter.closeAllInRoom(tx, room.id, at);
+    const jobs = await this.translator.reconcile(tx, room);
+    await this.outbox.write(tx, jobs);
+    return jobs;
+  }
+}

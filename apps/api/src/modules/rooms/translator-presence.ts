@@ -1,0 +1,35 @@
+import { QUEUES, TRANSLATOR_JOBS, type TranslatorDismissJob, type TranslatorDispatchJob } from '@app/contracts';
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { OutboxJob } from '../../queue/outbox';
+import type { RoomRow } from './room-queries';
+
+/**
+ * Decides whether the room wants its translator, from the languages its connected people hold.
+ * Each change of that want bumps a generation; the job id carries it, so a repeated event yields
+ * the same job id (a no-op) and the agent can drop a job older than the latest it has seen.
+ */
+@Injectable()
+export class TranslatorPresence {
+  async reconcile(tx: EntityManager, room: RoomRow): Promise<OutboxJob[]> {
+    const [{ languages }] = (await tx.query(
+      `SELECT coalesce(array_agg(DISTINCT l ORDER BY l), '{}') AS languages
+         FROM connections c, unnest(c.languages) AS l
+        WHERE c.room_id = $1 AND c.left_at IS NULL AND c.kind IS DISTINCT FROM 'translator'`,
+      [room.id],
+    )) as { languages: string[] }[];
+    const wanted = room.status !== 'ended' && languages.length >= 2;
+    if (wanted === room.translator_present) return [];
+    const generation = room.translator_generation + 1;
+    await tx.query(`UPDATE rooms SET translator_present = $2, translator_generation = $3 WHERE id = $1`, [room.id, wanted, generation]);
+    room.translator_present = wanted;
+    room.translator_generation = generation;
+    const base = { roomId: room.id, livekitRoom: room.livekit_name, generation };
+    if (wanted) {
+      const payload: TranslatorDispatchJob = { ...base, languages: [languages[0], languages[1]], mode: room.streaming_mode ?? 'dual' };
+      return [{ queue: QUEUES.translatorPresence, name: TRANSLATOR_JOBS.dispatch, jobId: `${room.id}.${generation}.dispatch`, payload }];
+    }
+    const payload: TranslatorDismissJob = base;
+    return [{ queue: QUEUES.translatorPresence, name: TRANSLATOR_JOBS.dismiss, jobId: `${room.id}.${generation}.dismiss`, payload }];
+  }
+}

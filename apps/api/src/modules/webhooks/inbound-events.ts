@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import type { QueueName } from '@app/contracts';
+import { DataSource, type EntityManager } from 'typeorm';
+import { QueueRegistry } from '../../queue/queue-registry';
+
+export type Provider = 'livekit' | 'stripe';
+
+const QUEUE_OF: Record<Provider, QueueName> = { livekit: 'livekit-events', stripe: 'stripe-events' };
+
+/**
+ * Inbound webhook events: stored by their id before we answer 2xx, then applied from a queue.
+ * Applying marks the event processed in the same transaction, so it takes effect exactly once.
+ */
+@Injectable()
+export class InboundEvents {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly queues: QueueRegistry,
+  ) {}
+
+  async store(provider: Provider, eventId: string, eventType: string, payload: unknown): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO inbound_events (provider, event_id, event_type, payload) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+      [provider, eventId, eventType, JSON.stringify(payload)],
+    );
+    await this.enqueue(provider, eventId);
+  }
+
+  async enqueue(provider: Provider, eventId: string): Promise<void> {
+    await this.queues.add(
+      QUEUE_OF[provider],
+      provider,
+      { eventId },
+      { jobId: `${provider}.${eventId}`, attempts: 10, backoff: { type: 'exponential', delay: 500 } },
+    );
+  }
+
+  /** Runs `apply` in a transaction holding the event's row; a processed event is skipped. */
+  async applyOnce(provider: Provider, eventId: string, apply: (tx: EntityManager, payload: unknown) => Promise<void>): Promise<boolean> {
+    return this.dataSource.transaction(async (tx) => {
+      const [row] = (await tx.query(`SELECT payload, processed_at FROM inbound_events WHERE provider = $1 AND event_id = $2 FOR UPDATE`, [
+        provider,
+        eventId,
+      ])) as { payload: unknown; processed_at: Date | null }[];
+      if (!row || row.processed_at) return false;
+      await apply(tx, row.payload);
+      await tx.query(`UPDATE inbound_events SET processed_at = now() WHERE provider = $1 AND event_id = $2`, [provider, eventId]);
+      return true;
+    });
+  }
+
+  /** Events stored but never applied (a crash between storing and enqueuing): enqueue them again. */
+  async requeueStale(olderThanMs: number): Promise<number> {
+    const rows = (await this.dataSource.query(
+      `SELECT provider, event_id FROM inbound_events WHERE processed_at IS NULL AND received_at < now() - make_interval(secs => $1) ORDER BY received_at LIMIT 1000`,
+      [olderThanMs / 1000],
+    )) as { provider: Provider; event_id: string }[];
+    for (const row of rows) await this.enqueue(row.provider, row.event_id);
+    return rows.length;
+  }
+}

@@ -1,0 +1,30 @@
+import { Controller, HttpCode, Post, Req, type RawBodyRequest } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { createHash } from 'node:crypto';
+import type { Request } from 'express';
+import { Public } from '../../common/auth/public.decorator';
+import { ApiError } from '../../common/errors/api-error';
+import { LiveKitGateway } from '../livekit/livekit.gateway';
+import { InboundEvents } from './inbound-events';
+
+/** LiveKit webhooks: verified, stored by event id, answered, then applied from the queue. */
+@ApiExcludeController()
+@Public()
+@Controller('v1/webhooks/livekit')
+export class LiveKitWebhookController {
+  constructor(
+    private readonly livekit: LiveKitGateway,
+    private readonly events: InboundEvents,
+  ) {}
+
+  @Post()
+  @HttpCode(200)
+  async receive(@Req() request: RawBodyRequest<Request>): Promise<{ received: true }> {
+    const raw = request.rawBody?.toString('utf8') ?? '';
+    const event = await this.livekit.verifyWebhook(raw, request.headers.authorization);
+    if (!event) throw ApiError.unauthorized('The webhook signature does not verify.');
+    const eventId = event.id || createHash('sha256').update(raw).digest('hex');
+    await this.events.store('livekit', eventId, event.event, event.toJson());
+    return { received: true };
+  }
+}

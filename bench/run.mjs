@@ -1,0 +1,387 @@
+// `npm run bench`: load-tests the built API against a bare NestJS + pg baseline and prints a table.
+// A benchmark, not a test: a missed target is reported in the table, the exit code stays 0 (1 only when the
+// harness itself fails). See docs/performance.md.
+//
+// Env: BENCH_DURATION (seconds per measurement, default 10), BENCH_WARMUP (seconds, default 2),
+//      BENCH_CONNECTIONS (default 50), BENCH_SKIP_BUILD=1 (use the existing dist/), BENCH_ONLY (substring of
+//      scenario names to run), DATABASE_URL (server to create the bench database on; its own database is not
+//      touched), REDIS_URL, DATABASE_POOL_SIZE (API and baseline pool size, default 20).
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensurePostgres, ensureRedis } from '../scripts/services.mjs';
+import { SCENARIOS } from './scenarios.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = path.join(ROOT, 'dist/apps/api/apps/api/src');
+const DURATION = positive('BENCH_DURATION', 10);
+const WARMUP = positive('BENCH_WARMUP', 2, true);
+const CONNECTIONS = positive('BENCH_CONNECTIONS', 50);
+const POOL_SIZE = String(positive('DATABASE_POOL_SIZE', 20));
+const DEFAULT_BASELINE = { method: 'GET', path: '/baseline/users/me' };
+
+function positive(name, fallback, zeroOk = false) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || (!zeroOk && value === 0)) {
+    throw new Error(`${name} must be a ${zeroOk ? 'non-negative' : 'positive'} number, got "${raw}"`);
+  }
+  return value;
+}
+
+const log = (message) => process.stderr.write(`bench: ${message}\n`);
+
+// ---------------------------------------------------------------------------------------------- processes
+
+/** Runs a command to completion; rejects with its output when it fails. */
+function run(command, args, env = process.env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(stdout);
+      else reject(new Error(`${[command, ...args].join(' ')} exited with ${code}\n${stdout}${stderr}`.trimEnd()));
+    });
+  });
+}
+
+const children = new Set();
+
+/** Starts a long-running child, keeping the tail of its output for error messages. */
+function startChild(name, args, env) {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk).slice(-8000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  child.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  child.output = () => output;
+  child.label = name;
+  children.add(child);
+  child.exited.then(() => children.delete(child));
+  return child;
+}
+
+async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntilLive(child, url, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  child.exited.then(() => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`${child.label} exited before answering ${url}:\n${child.output()}`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${child.label} did not answer ${url} within ${timeoutMs / 1000}s:\n${child.output()}`);
+}
+
+// ---------------------------------------------------------------------------------------------- requests
+
+function requestOptions(spec, apiKey) {
+  const headers = { ...(spec.headers ?? {}) };
+  if (spec.auth !== false && apiKey) headers.authorization = `Bearer ${apiKey}`;
+  let body = spec.body;
+  if (body !== undefined && typeof body !== 'string') {
+    body = JSON.stringify(body);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+  }
+  return { method: (spec.method ?? 'GET').toUpperCase(), path: spec.path, headers, body };
+}
+
+function makeFetchJson(baseUrl, apiKey) {
+  return async (requestPath, { method = 'GET', headers = {}, body, auth = true, expect } = {}) => {
+    const options = requestOptions({ method, path: requestPath, headers, body, auth }, apiKey);
+    const response = await fetch(new URL(options.path, baseUrl), {
+      method: options.method,
+      headers: options.headers,
+      body: options.body,
+    });
+    const text = await response.text();
+    let parsed = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: keep the text
+    }
+    if (expect !== undefined && response.status !== expect) {
+      throw new Error(`${options.method} ${requestPath} answered ${response.status} (expected ${expect}): ${text.slice(0, 500)}`);
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
+  };
+}
+
+/** autocannon run; the figures come from the measured run only, after a discarded warm-up. */
+async function measure(baseUrl, options, expectStatus) {
+  const base = {
+    url: new URL(options.path, baseUrl).toString(),
+    method: options.method,
+    headers: options.headers,
+    body: options.body,
+    connections: CONNECTIONS,
+  };
+  if (WARMUP > 0) await autocannon({ ...base, duration: WARMUP });
+  const result = await autocannon({ ...base, duration: DURATION });
+  let wrongStatus = 0;
+  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) {
+    if (Number(code) !== expectStatus) wrongStatus += count;
+  }
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    errors: result.errors + result.timeouts + wrongStatus,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count])),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------- table
+
+function describeTarget(target = {}) {
+  const parts = [];
+  if (target.ratio !== undefined) parts.push(`ratio ≥ ${target.ratio}`);
+  if (target.maxP99Ms !== undefined) parts.push(`p99 ≤ ${target.maxP99Ms} ms`);
+  return parts.join(', ') || '—';
+}
+
+function verdict(row) {
+  if (row.error) return 'error';
+  const { target = {} } = row.scenario;
+  const reasons = [];
+  if (row.api.errors > 0 || row.baseline.errors > 0) reasons.push('errors');
+  if (target.ratio !== undefined && row.ratio < target.ratio) reasons.push('ratio');
+  if (target.maxP99Ms !== undefined && row.api.p99 > target.maxP99Ms) reasons.push('p99');
+  return reasons.length ? `FAIL (${reasons.join(', ')})` : 'pass';
+}
+
+function formatTable(rows) {
+  const fmt = (value, digits = 0) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'baseline p50', 'ratio', 'target', 'pass/fail'];
+  const lines = rows.map((row) => [
+    row.scenario.name,
+    fmt(row.api?.rps),
+    fmt(row.api?.p50),
+    fmt(row.api?.p99),
+    fmt(row.baseline?.rps),
+    fmt(row.baseline?.p50),
+    fmt(row.ratio, 2),
+    describeTarget(row.scenario.target),
+    verdict(row),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i].length)));
+  const numeric = (i) => i >= 1 && i <= 6;
+  const cell = (text, i) => (numeric(i) ? text.padStart(widths[i]) : text.padEnd(widths[i]));
+  const render = (line) => `| ${line.map(cell).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (numeric(i) ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
+  return [render(header), rule, ...lines.map(render)].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------- main
+
+async function main() {
+  const scenarios = SCENARIOS.filter((s) => !process.env.BENCH_ONLY || s.name.includes(process.env.BENCH_ONLY));
+  if (scenarios.length === 0) throw new Error(`No scenario matches BENCH_ONLY="${process.env.BENCH_ONLY}"`);
+
+  const serverUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
+  const stamp = Date.now();
+  const databaseName = `trk_bench_${stamp}`;
+  const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${databaseName}` }).toString();
+  const adminUrl = Object.assign(new URL(serverUrl), { pathname: '/postgres' }).toString();
+  const queuePrefix = `trk_bench_${stamp}`;
+
+  const cleanups = [];
+  const cleanup = async () => {
+    for (const child of [...children]) await stopChild(child).catch(() => undefined);
+    while (cleanups.length) await cleanups.pop()().catch((error) => log(`cleanup: ${error.message}`));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      log(`${signal}: stopping`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+
+  try {
+    const postgres = await ensurePostgres(serverUrl, log);
+    cleanups.push(() => postgres.stop());
+    const redis = await ensureRedis(redisUrl, log);
+    cleanups.push(() => redis.stop());
+
+    if (process.env.BENCH_SKIP_BUILD === '1') log('BENCH_SKIP_BUILD=1: using the existing dist/');
+    else {
+      log('npm run build');
+      await run('npm', ['run', 'build']);
+    }
+
+    log(`creating database ${databaseName}`);
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${databaseName}"`);
+    await admin.end();
+    cleanups.push(async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
+        log(`dropped database ${databaseName}`);
+      } finally {
+        await client.end();
+      }
+    });
+    cleanups.push(() => deleteQueueKeys(redisUrl, queuePrefix));
+
+    const env = {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_SIZE: POOL_SIZE,
+      REDIS_URL: redisUrl,
+      QUEUE_PREFIX: queuePrefix,
+      INVITE_SIGNING_SECRET: randomBytes(32).toString('hex'),
+      API_KEY_PEPPER: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'warn',
+    };
+    await run(process.execPath, [path.join(DIST, 'database/migrate.js')], env);
+    const created = await run(
+      process.execPath,
+      [path.join(DIST, 'cli/main.js'), 'org:create', '--name', 'Bench Org', '--email', 'bench@example.com', '--first-name', 'Bench', '--last-name', 'User'],
+      env,
+    );
+    const { organization_id: organizationId, user_id: userId, api_key: apiKey } = JSON.parse(created.trim().split('\n').pop());
+    if (!apiKey || !userId) throw new Error(`org:create printed no api_key/user_id: ${created}`);
+
+    const apiPort = await freePort();
+    const api = startChild('API', [path.join(DIST, 'main.js')], { ...env, PORT: String(apiPort) });
+    const baselinePort = await freePort();
+    const baseline = startChild('baseline', [path.join(ROOT, 'bench/baseline-server.mjs')], {
+      ...env,
+      PORT: String(baselinePort),
+      BENCH_USER_ID: userId,
+    });
+    const baseUrl = `http://127.0.0.1:${apiPort}`;
+    const baselineUrl = `http://127.0.0.1:${baselinePort}`;
+    await Promise.all([waitUntilLive(api, `${baseUrl}/health/live`), waitUntilLive(baseline, `${baselineUrl}/health/live`)]);
+    log(`API on ${baseUrl}, baseline on ${baselineUrl}; ${DURATION}s per run after ${WARMUP}s warm-up, ${CONNECTIONS} connections`);
+
+    const dbPool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    cleanups.push(() => dbPool.end());
+    const ctx = {
+      baseUrl,
+      baselineUrl,
+      apiKey,
+      databaseUrl,
+      organizationId,
+      userId,
+      fetchJson: makeFetchJson(baseUrl, apiKey),
+      query: async (sql, params) => (await dbPool.query(sql, params)).rows,
+    };
+
+    const baselines = new Map();
+    const rows = [];
+    for (const scenario of scenarios) {
+      const row = { scenario };
+      rows.push(row);
+      try {
+        const overrides = scenario.setup ? ((await scenario.setup(ctx)) ?? {}) : {};
+        const spec = {
+          ...scenario,
+          headers: typeof scenario.headers === 'function' ? await scenario.headers(ctx) : scenario.headers,
+          ...overrides,
+        };
+        const options = requestOptions(spec, apiKey);
+        const expectStatus = spec.expect ?? 200;
+        await makeFetchJson(baseUrl, apiKey)(options.path, { ...options, auth: false, expect: expectStatus });
+
+        const baselineSpec = requestOptions({ ...DEFAULT_BASELINE, ...(scenario.baseline ?? {}), auth: false }, null);
+        const key = JSON.stringify(baselineSpec);
+        if (!baselines.has(key)) {
+          await makeFetchJson(baselineUrl, null)(baselineSpec.path, { ...baselineSpec, auth: false, expect: 200 });
+          log(`measuring baseline ${baselineSpec.method} ${baselineSpec.path}`);
+          baselines.set(key, await measure(baselineUrl, baselineSpec, 200));
+        }
+        row.baseline = baselines.get(key);
+        log(`measuring ${scenario.name}`);
+        row.api = await measure(baseUrl, options, expectStatus);
+        row.ratio = row.api.rps / row.baseline.rps;
+        if (row.api.errors > 0) log(`${scenario.name}: ${row.api.errors} errors, status codes ${JSON.stringify(row.api.statusCodes)}`);
+      } catch (error) {
+        row.error = error;
+        log(`${scenario.name} failed: ${error.message}`);
+      }
+      for (const child of [api, baseline]) {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${child.label} died:\n${child.output()}`);
+      }
+    }
+
+    const cpus = os.cpus();
+    process.stdout.write(
+      `\n${new Date().toISOString()}  node ${process.version}  ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}  ` +
+        `${DURATION}s per run (warm-up ${WARMUP}s), ${CONNECTIONS} connections, pool ${POOL_SIZE}\n\n${formatTable(rows)}\n\n`,
+    );
+    return rows.some((row) => row.error) ? 1 : 0;
+  } finally {
+    await cleanup();
+  }
+}
+
+/** Removes the BullMQ keys the API created under the run's own prefix. */
+async function deleteQueueKeys(redisUrl, prefix) {
+  const { default: Redis } = await import('ioredis');
+  const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await client.connect();
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      if (keys.length) await client.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    client.disconnect();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    log(`failed: ${error.stack ?? error.message}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,87 @@
+import {
+  chargeCents,
+  connectionCharge,
+  isParticipantKind,
+  participantClassOf,
+  rateFor,
+  startedMinutes,
+  type ParticipantClass,
+  type ParticipantKind,
+} from './billing';
+
+const t0 = Date.UTC(2026, 0, 1);
+
+describe('startedMinutes', () => {
+  it.each([
+    ['zero length', 0, 1],
+    ['1 ms', 1, 1],
+    ['59.999 s', 59_999, 1],
+    ['exactly 60 s', 60_000, 1],
+    ['60.001 s', 60_001, 2],
+    ['exactly 2 min', 120_000, 2],
+    ['1 h', 3_600_000, 60],
+    ['clock skew: left before joined', -5_000, 1],
+  ])('%s → %i', (_, lengthMs, minutes) => {
+    expect(startedMinutes(t0, t0 + lengthMs)).toBe(minutes);
+  });
+
+  it.each([
+    [-1, t0],
+    [t0, 1.5],
+    [Number.NaN, t0],
+    [t0, Number.POSITIVE_INFINITY],
+  ])('rejects (%d, %d)', (joined, left) => {
+    expect(() => startedMinutes(joined, left)).toThrow(RangeError);
+  });
+});
+
+describe('chargeCents', () => {
+  it.each([
+    [1, 3, 3],
+    [7, 6, 42],
+    [0, 6, 0],
+    [10, 0, 0],
+  ])('%i min × %i ¢ = %i ¢', (minutes, rate, cents) => {
+    expect(chargeCents(minutes, rate)).toBe(cents);
+  });
+
+  it.each([
+    [-1, 3],
+    [1, -3],
+    [1.5, 3],
+    [1, 2.5],
+    [Number.MAX_SAFE_INTEGER, 2],
+  ])('rejects %d × %d', (minutes, rate) => {
+    expect(() => chargeCents(minutes, rate)).toThrow(RangeError);
+  });
+});
+
+describe('participantClassOf / rateFor', () => {
+  const card = { participant: 3, translator: 6 };
+
+  it.each<[ParticipantKind, ParticipantClass, number]>([
+    ['member', 'participant', 3],
+    ['guest', 'participant', 3],
+    ['translator', 'translator', 6],
+  ])('%s → %s at %i ¢/min', (kind, cls, rate) => {
+    expect(participantClassOf(kind)).toBe(cls);
+    expect(rateFor(card, cls)).toBe(rate);
+  });
+
+  it('rejects a broken rate card', () => {
+    expect(() => rateFor({ participant: -1, translator: 6 }, 'participant')).toThrow(RangeError);
+  });
+
+  it.each([
+    ['guest', true],
+    ['agent', false],
+  ])('isParticipantKind(%s) → %s', (value, expected) => {
+    expect(isParticipantKind(value)).toBe(expected);
+  });
+});
+
+describe('connectionCharge', () => {
+  it('bills every started minute at the rate', () => {
+    expect(connectionCharge(t0, t0 + 61_000, 6)).toEqual({ minutes: 2, cents: 12 });
+  });
+});

@@ -1,0 +1,41 @@
+import { IllegalRoomTransition, isLiveRoom, isRoomStatus, nextRoomStatus, type RoomEvent, type RoomStatus } from './room-status';
+
+describe('nextRoomStatus', () => {
+  it.each<[RoomStatus, RoomEvent, RoomStatus]>([
+    ['created', 'participant_connected', 'active'],
+    ['active', 'participant_connected', 'active'],
+    ['created', 'room_ended', 'ended'],
+    ['active', 'room_ended', 'ended'],
+    ['ended', 'room_ended', 'ended'],
+  ])('%s + %s → %s', (from, event, to) => {
+    expect(nextRoomStatus(from, event)).toBe(to);
+  });
+
+  it('refuses a connection to an ended room', () => {
+    expect(() => nextRoomStatus('ended', 'participant_connected')).toThrow(IllegalRoomTransition);
+    try {
+      nextRoomStatus('ended', 'participant_connected');
+    } catch (error) {
+      expect((error as IllegalRoomTransition).code).toBe('illegal_room_transition');
+    }
+  });
+});
+
+describe('isLiveRoom / isRoomStatus', () => {
+  it.each<[RoomStatus, boolean]>([
+    ['created', true],
+    ['active', true],
+    ['ended', false],
+  ])('%s live: %s', (status, live) => {
+    expect(isLiveRoom(status)).toBe(live);
+  });
+
+  it.each([
+    ['created', true],
+    ['ended', true],
+    ['finished', false],
+    [null, false],
+  ])('isRoomStatus(%j) → %s', (value, expected) => {
+    expect(isRoomStatus(value)).toBe(expected);
+  });
+});
