@@ -1,0 +1,133 @@
+import { TokenVerifier } from 'livekit-server-sdk';
+import { createOrganization } from '../support/factories';
+import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
+
+describe('join tokens', () => {
+  let h: RoomsHarness;
+  beforeAll(async () => {
+    h = await startRoomsHarness();
+  });
+  afterAll(async () => h.close());
+
+  it('issues a LiveKit token for the internal room, carrying identity, name, languages and kind', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org, { room_name: 'sales-call' });
+    const res = await token(h, org, 'sales-call', { languages: ['en'], identity: 'alice', name: 'Alice' });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      token: expect.any(String),
+      url: h.t.config.livekit.url,
+      room: 'sales-call',
+      identity: 'alice',
+      languages: ['en'],
+      streaming_mode: 'dual',
+      expires_at: expect.any(String),
+    });
+    const claims = await new TokenVerifier(h.livekit.apiKey, h.livekit.apiSecret).verify(res.body.token);
+    expect(claims.sub).toBe('alice');
+    expect(claims.name).toBe('Alice');
+    expect(claims.video?.room).toBe(room.livekitName);
+    expect(claims.video?.roomJoin).toBe(true);
+    expect(JSON.parse(claims.metadata ?? '{}')).toMatchObject({ languages: ['en'], kind: 'member' });
+    expect(new Date(res.body.expires_at).getTime()).toBe((claims.exp ?? 0) * 1000);
+  });
+
+  it('generates an identity when none is sent', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    const a = await token(h, org, room.name, { languages: ['en', 'fr'] });
+    const b = await token(h, org, room.name, { languages: ['en', 'fr'] });
+    expect(a.body.identity).not.toBe(b.body.identity);
+    expect(a.body.streaming_mode).toBe('mono');
+  });
+
+  it('fixes the mode with the first token and answers 409 to a token that does not match it', async () => {
+    const org = await createOrganization(h.t);
+    const dual = await createRoom(h, org);
+    expect((await token(h, org, dual.name, { languages: ['en'] })).body.streaming_mode).toBe('dual');
+    const mismatch = await token(h, org, dual.name, { languages: ['en', 'de'] });
+    expect(mismatch.status).toBe(409);
+    expect(mismatch.body.detail).toMatch(/dual/);
+
+    const mono = await createRoom(h, org, { streaming_mode: 'mono' });
+    expect((await token(h, org, mono.name, { languages: ['en'] })).status).toBe(409);
+    expect((await token(h, org, mono.name, { languages: ['en', 'de'] })).status).toBe(201);
+  });
+
+  it('gives 20 concurrent first tokens, half mono-shaped and half dual-shaped, one mode', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => token(h, org, room.name, { languages: i % 2 === 0 ? ['en', 'de'] : ['en'], identity: `p${i}` })),
+    );
+    const ok = answers.filter((a) => a.status === 201);
+    const modes = new Set(ok.map((a) => a.body.streaming_mode));
+    expect(modes.size).toBe(1);
+    expect(ok).toHaveLength(10);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(10);
+    const detail = await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth);
+    expect(detail.body.streaming_mode).toBe([...modes][0]);
+  });
+
+  it('never lets concurrent tokens bring a third language; the losers get 409', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    expect((await token(h, org, room.name, { languages: ['en'], identity: 'host' })).status).toBe(201);
+    const candidates = ['de', 'fr', 'es', 'it', 'ja', 'ko'];
+    const answers = await Promise.all(candidates.map((code, i) => token(h, org, room.name, { languages: [code], identity: `guest${i}` })));
+    const winners = answers.filter((a) => a.status === 201);
+    expect(winners).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(candidates.length - 1);
+    // the room holds en + the winner's language; the same pair is still welcome
+    expect((await token(h, org, room.name, { languages: winners[0].body.languages, identity: 'late' })).status).toBe(201);
+  });
+
+  it('releases the languages of tokens never used once the reservation lapses, and of people who left', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    await token(h, org, room.name, { languages: ['en'], identity: 'a' }).expect(201);
+    await token(h, org, room.name, { languages: ['de'], identity: 'b' }).expect(201);
+    expect((await token(h, org, room.name, { languages: ['fr'], identity: 'c' })).status).toBe(409);
+    // a connects and leaves; b's token lapses unused
+    await webhook(h, events.participantJoined(room.livekitName, { identity: 'a', sid: 'PA_a1' })).expect(200);
+    await webhook(h, events.participantLeft(room.livekitName, { identity: 'a', sid: 'PA_a1' })).expect(200);
+    await settled(h);
+    await h.t.db.query(`UPDATE room_tokens SET reserved_until = now() - interval '1 second' WHERE room_id = $1`, [room.id]);
+    expect((await token(h, org, room.name, { languages: ['fr'], identity: 'c' })).status).toBe(201);
+  });
+
+  it('answers 404 for a name without a live room, including an ended one', async () => {
+    const org = await createOrganization(h.t);
+    expect((await token(h, org, 'nowhere', { languages: ['en'] })).status).toBe(404);
+    const room = await createRoom(h, org);
+    await h.t.http().delete(`/v1/rooms/${room.id}`).set(org.auth).expect(204);
+    const res = await token(h, org, room.name, { languages: ['en'] });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: expect.any(String) });
+  });
+
+  it.each([
+    [{}, [['body.languages', 'missing']]],
+    [{ languages: 'en' }, [['body.languages', 'list_type']]],
+    [{ languages: [] }, [['body.languages', 'too_short']]],
+    [{ languages: ['en', 'de', 'fr'] }, [['body.languages', 'too_long']]],
+    [{ languages: ['en', 'xx'] }, [['body.languages.1', 'unsupported_language']]],
+    [{ languages: ['en', 'en'] }, [['body.languages.1', 'duplicate_language']]],
+    [
+      { languages: ['zz'], identity: 'x'.repeat(129) },
+      [
+        ['body.identity', 'string_too_long'],
+        ['body.languages.0', 'unsupported_language'],
+      ],
+    ],
+  ])('rejects %j with 422 and issues nothing', async (body, expected) => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    const res = await token(h, org, room.name, body);
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: (string | number)[]; type: string }) => [d.loc.join('.'), d.type])).toEqual(expected);
+    const [{ n }] = (await h.t.db.query(`SELECT count(*)::int AS n FROM room_tokens WHERE room_id = $1`, [room.id])) as { n: number }[];
+    expect(n).toBe(0);
+    expect((await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth)).body.streaming_mode).toBeNull();
+  });
+});
