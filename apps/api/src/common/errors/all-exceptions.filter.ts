@@ -47,6 +47,8 @@ export function answerFor(error: unknown): Answer | null {
   if (hasCode(error) && DOMAIN_ERROR_STATUS[error.code] !== undefined) {
     return { status: DOMAIN_ERROR_STATUS[error.code], body: { detail: error.message } };
   }
+  // A path that cannot even be URL-decoded names nothing that exists.
+  if (error instanceof Error && error.message.startsWith('Failed to decode param')) return { status: 404, body: { detail: 'Not Found' } };
   if (isBodyParserError(error)) {
     if (error.type === 'entity.parse.failed') return jsonInvalid(error.message);
     const status = error.status ?? 400;
