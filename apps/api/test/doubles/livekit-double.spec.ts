@@ -201,7 +201,11 @@ describe('LiveKit API double, driven by the real livekit-server-sdk', () => {
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(await res.json()).toEqual({ code: 'unauthenticated', msg: 'permissions denied' });
 
-    const unknown = await fetch(`${double.url}/twirp/livekit.Nope/Thing`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const unknown = await fetch(`${double.url}/twirp/livekit.Nope/Thing`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ code: 'bad_route' });
   });
@@ -273,7 +277,10 @@ describe('LiveKit webhook sender, checked by the real WebhookReceiver', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       await sendLiveKitWebhook(request(server), '/webhooks/livekit', participantJoined('room-w', 'alice'), creds).expect(200);
-      await sendLiveKitWebhook(request(server), '/webhooks/livekit', participantJoined('room-w', 'alice'), { ...creds, apiSecret: 'x' }).expect(401);
+      await sendLiveKitWebhook(request(server), '/webhooks/livekit', participantJoined('room-w', 'alice'), {
+        ...creds,
+        apiSecret: 'x',
+      }).expect(401);
       expect(seen).toEqual([`participant_joined:${LIVEKIT_WEBHOOK_CONTENT_TYPE}`]);
       expect((server.address() as AddressInfo).port).toBeGreaterThan(0);
     } finally {

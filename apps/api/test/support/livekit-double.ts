@@ -718,22 +718,18 @@ function sendTwirpError(res: http.ServerResponse, failure: TwirpFailure): void {
 }
 
 export async function startLiveKitDouble(opts: LiveKitDoubleOptions = {}): Promise<LiveKitDouble> {
-  let double: LiveKitDoubleServer | undefined;
-  const server = http.createServer((req, res) => {
-    if (!double) {
-      res.writeHead(503).end();
-      return;
-    }
-    double.handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendTwirpError(res, new TwirpFailure('internal', err instanceof Error ? err.message : String(err)));
-    });
-  });
-  double = new LiveKitDoubleServer(
+  const server = http.createServer();
+  const double = new LiveKitDoubleServer(
     server,
     opts.apiKey ?? LIVEKIT_DOUBLE_DEFAULT_API_KEY,
     opts.apiSecret ?? LIVEKIT_DOUBLE_DEFAULT_API_SECRET,
     opts.dispatchToMissingRoom ?? 'create',
   );
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    double.handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendTwirpError(res, new TwirpFailure('internal', err instanceof Error ? err.message : String(err)));
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {

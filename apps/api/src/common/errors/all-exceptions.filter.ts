@@ -1,6 +1,6 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiError } from './api-error';
+import { ApiError, INVITE_NOT_FOUND } from './api-error';
 import { DOMAIN_ERROR_STATUS } from './error-status';
 import { RequestValidationError, type ValidationIssue } from './validation-error';
 
@@ -47,8 +47,6 @@ export function answerFor(error: unknown): Answer | null {
   if (hasCode(error) && DOMAIN_ERROR_STATUS[error.code] !== undefined) {
     return { status: DOMAIN_ERROR_STATUS[error.code], body: { detail: error.message } };
   }
-  // A path that cannot even be URL-decoded names nothing that exists.
-  if (error instanceof Error && error.message.startsWith('Failed to decode param')) return { status: 404, body: { detail: 'Not Found' } };
   if (isBodyParserError(error)) {
     if (error.type === 'entity.parse.failed') return jsonInvalid(error.message);
     const status = error.status ?? 400;
@@ -64,6 +62,12 @@ export function answerFor(error: unknown): Answer | null {
   return null;
 }
 
+/** A path parameter that cannot even be URL-decoded names nothing that exists: the route's own 404. */
+function undecodablePath(error: unknown, path: string): Answer | null {
+  if (!(error instanceof Error) || !error.message.startsWith('Failed to decode param')) return null;
+  return { status: 404, body: { detail: path.startsWith('/v1/invites/') ? INVITE_NOT_FOUND : 'Not Found' } };
+}
+
 /** Turns every error into the interface's body: the 422 list, or `{"detail": "..."}`. Internals are logged, never sent. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -73,7 +77,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
-    let answer = answerFor(error);
+    let answer = undecodablePath(error, request.path) ?? answerFor(error);
     if (!answer) {
       this.logger.error({ err: error, path: request.path, requestId: request.id }, 'Unhandled error');
       answer = { status: 500, body: { detail: 'Internal server error.' } };

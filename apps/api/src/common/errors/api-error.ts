@@ -24,3 +24,6 @@ export class ApiError extends Error {
     return new ApiError(503, message);
   }
 }
+
+/** Unknown, malformed, revoked and forged invite codes all answer exactly this. */
+export const INVITE_NOT_FOUND = 'Invite link not found.';

@@ -2,7 +2,7 @@ import { assertCanMintInvite, assertInviteUsable, inviteExpiresAt, inviteOffer, 
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
-import { ApiError } from '../../common/errors/api-error';
+import { ApiError, INVITE_NOT_FOUND as UNKNOWN } from '../../common/errors/api-error';
 import { JoinTokensService } from '../rooms/join-tokens.service';
 import type { JoinTokenView } from '../rooms/join-token.dto';
 import { RoomLifecycle } from '../rooms/room-lifecycle';
@@ -19,7 +19,6 @@ interface InviteRow {
   streaming_mode: 'mono' | 'dual' | null;
 }
 
-const UNKNOWN = 'Invite link not found.';
 
 @Injectable()
 export class InvitesService {
