@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { QueueName } from '@app/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 import { QueueRegistry } from '../../queue/queue-registry';
@@ -11,8 +11,13 @@ const QUEUE_OF: Record<Provider, QueueName> = { livekit: 'livekit-events', strip
  * Inbound webhook events: stored by their id before we answer 2xx, then applied from a queue.
  * Applying marks the event processed in the same transaction, so it takes effect exactly once.
  */
+const REQUEUE_AFTER_MS = 15_000;
+
 @Injectable()
-export class InboundEvents {
+export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(InboundEvents.name);
+  private timer: NodeJS.Timeout | null = null;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly queues: QueueRegistry,
@@ -57,5 +62,16 @@ export class InboundEvents {
     )) as { provider: Provider; event_id: string }[];
     for (const row of rows) await this.enqueue(row.provider, row.event_id);
     return rows.length;
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.requeueStale(REQUEUE_AFTER_MS).catch((error: Error) => this.logger.warn(`Requeue of stored events failed: ${error.message}`));
+    }, REQUEUE_AFTER_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
   }
 }
