@@ -10,7 +10,9 @@ import { AuthModule } from './modules/auth/auth.module';
 import { HealthModule } from './modules/health/health.module';
 import { LanguagesModule } from './modules/languages/languages.module';
 import { UsersModule } from './modules/users/users.module';
+import { BillingModule } from './modules/billing/billing.module';
 import { InvitesModule } from './modules/invites/invites.module';
+import { UsageModule } from './modules/usage/usage.module';
 import { LiveKitModule } from './modules/livekit/livekit.module';
 import { RoomsModule } from './modules/rooms/rooms.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
@@ -35,6 +37,8 @@ export class AppModule {
         RoomsModule,
         InvitesModule,
         WebhooksModule,
+        BillingModule,
+        UsageModule,
       ],
     };
   }

@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { dataSourceOptions } from '../database/data-source';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module';
+import { Ledger } from '../modules/billing/ledger';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
 
 @Module({})
@@ -12,7 +13,7 @@ export class CliModule {
     return {
       module: CliModule,
       imports: [ConfigModule.forRoot(config), TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl)), ApiKeysModule],
-      providers: [OrganizationsService],
+      providers: [OrganizationsService, Ledger],
     };
   }
 }

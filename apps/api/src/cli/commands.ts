@@ -1,5 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { parseArgs } from 'node:util';
+import { DataSource } from 'typeorm';
+import { Ledger } from '../modules/billing/ledger';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
 
 export class UsageError extends Error {}
@@ -15,6 +17,25 @@ function required(values: Record<string, string | boolean | undefined>, name: st
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 export const COMMANDS: Record<string, { usage: string; run: Command }> = {
+  'credit:grant': {
+    usage: 'credit:grant --org <organization_id> --cents <n> [--note <text>]',
+    run: async (app, args) => {
+      const { values } = parseArgs({ args, options: { org: { type: 'string' }, cents: { type: 'string' }, note: { type: 'string' } } });
+      const organizationId = required(values, 'org');
+      const centsText = required(values, 'cents');
+      if (!/^-?\d+$/.test(centsText) || Number(centsText) === 0 || !Number.isSafeInteger(Number(centsText))) {
+        throw new UsageError(`--cents must be a non-zero whole number of cents, got "${centsText}"`);
+      }
+      if (!/^[0-9a-f-]{36}$/i.test(organizationId)) throw new UsageError(`--org must be an organization id (uuid), got "${organizationId}"`);
+      await app.get(OrganizationsService).assertExists(organizationId);
+      const ledger = app.get(Ledger);
+      const line = await app.get(DataSource).transaction((tx) =>
+        ledger.credit(tx, { organizationId, kind: 'grant', cents: Number(centsText), occurredAt: new Date(), note: values.note ?? null }),
+      );
+      if (!line) throw new Error('The grant was not recorded.');
+      return { kind: line.kind, occurred_at: line.occurred_at, delta_cents: line.delta_cents, currency: line.currency, provider_reference: line.provider_reference };
+    },
+  },
   'org:create': {
     usage: 'org:create --name <org> --email <email> [--first-name F] [--last-name L]',
     run: async (app, args) => {

@@ -1,6 +1,15 @@
 import { Module } from '@nestjs/common';
+import { BillingController } from './billing.controller';
+import { BillingService } from './billing.service';
+import { CheckoutPagesController } from './checkout-pages.controller';
 import { CreditGate } from './credit-gate';
 import { Ledger } from './ledger';
+import { PurchaseSettlement } from './purchase-settlement';
+import { StripeGateway } from './stripe.gateway';
 
-@Module({ providers: [CreditGate, Ledger], exports: [CreditGate, Ledger] })
+@Module({
+  controllers: [BillingController, CheckoutPagesController],
+  providers: [BillingService, CreditGate, Ledger, PurchaseSettlement, StripeGateway],
+  exports: [CreditGate, Ledger, PurchaseSettlement, StripeGateway],
+})
 export class BillingModule {}

@@ -2,6 +2,7 @@ import { chargeCents, startedMinutes } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Ledger } from '../billing/ledger';
+import { UsageRollup } from '../usage/usage-rollup';
 
 interface ClosedConnection {
   id: number;
@@ -14,7 +15,10 @@ interface ClosedConnection {
 /** Ends connections: minutes by the started minute, the charge at the rate of join time, one ledger row each. */
 @Injectable()
 export class ConnectionMeter {
-  constructor(private readonly ledger: Ledger) {}
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly usage: UsageRollup,
+  ) {}
 
   /** Closes one open connection; a connection already closed is left as it is (idempotent). */
   async close(tx: EntityManager, connectionId: number, leftAt: Date): Promise<void> {
@@ -45,6 +49,7 @@ export class ConnectionMeter {
       `UPDATE rooms SET total_connection_minutes = total_connection_minutes + $2, total_charged_cents = total_charged_cents + $3 WHERE id = $1`,
       [connection.room_id, minutes, cents],
     );
+    await this.usage.addToRoom(tx, connection.room_id, { minutes, participants: 0 });
     await this.ledger.charge(tx, {
       organizationId: connection.organization_id,
       roomId: connection.room_id,

@@ -9,6 +9,7 @@ import type { RoomRow } from '../rooms/room-queries';
 import { TranslatorPresence } from '../rooms/translator-presence';
 import { readLiveKitEvent, type LiveKitEventFacts } from './livekit-event';
 import { ConnectionMeter } from '../metering/connection-meter';
+import { UsageRollup } from '../usage/usage-rollup';
 
 type Participant = NonNullable<LiveKitEventFacts['participant']>;
 
@@ -19,6 +20,7 @@ export class LiveKitEventProcessor {
     private readonly lifecycle: RoomLifecycle,
     private readonly meter: ConnectionMeter,
     private readonly translator: TranslatorPresence,
+    private readonly usage: UsageRollup,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -77,10 +79,7 @@ export class LiveKitEventProcessor {
       await tx.query(`UPDATE rooms SET status = 'active' WHERE id = $1`, [room.id]);
       room.status = 'active';
     }
-    await tx.query(`UPDATE rooms SET started_at = LEAST(coalesce(started_at, $2::timestamptz), $2::timestamptz) WHERE id = $1`, [
-      room.id,
-      participant.joinedAt,
-    ]);
+    await this.moveStart(tx, room.id, participant.joinedAt, inserted.length > 0 && kind !== 'translator');
     // The connection now holds its languages; the token's short reservation is over.
     await tx.query(`UPDATE room_tokens SET reserved_until = NULL WHERE room_id = $1 AND identity = $2`, [room.id, participant.identity]);
     if (inserted[0]) return inserted[0].id;
@@ -89,6 +88,17 @@ export class LiveKitEventProcessor {
       participant.sid,
     ])) as { id: number }[];
     return existing?.id ?? null;
+  }
+
+  /** A room starts at its earliest join; the usage rollup follows the start, or counts the new participant. */
+  private async moveStart(tx: EntityManager, roomId: string, joinedAt: Date, newParticipant: boolean): Promise<void> {
+    const [room] = (await tx.query(`SELECT started_at FROM rooms WHERE id = $1`, [roomId])) as { started_at: Date | null }[];
+    if (room.started_at === null || joinedAt < room.started_at) {
+      await tx.query(`UPDATE rooms SET started_at = $2 WHERE id = $1`, [roomId, joinedAt]);
+      await this.usage.roomStartChanged(tx, roomId, room.started_at, newParticipant ? 1 : 0);
+    } else if (newParticipant) {
+      await this.usage.addToRoom(tx, roomId, { minutes: 0, participants: 1 });
+    }
   }
 
   /** Closes the connection at the event's time; a `left` that arrives before its `joined` opens it first. */

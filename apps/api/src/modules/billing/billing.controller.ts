@@ -1,0 +1,35 @@
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentActor, type Actor } from '../../common/auth/actor';
+import { ApiErrors } from '../../common/openapi/error-responses';
+import { ApiPageResponse } from '../../common/pagination/page.schema';
+import { CheckoutDto, CheckoutView, CreditView, HistoryLineView, HistoryQueryDto } from './billing.dto';
+import { BillingService } from './billing.service';
+
+@ApiTags('billing')
+@ApiBearerAuth()
+@Controller('v1/billing')
+export class BillingController {
+  constructor(private readonly billing: BillingService) {}
+
+  @Get('history')
+  @ApiPageResponse(HistoryLineView, 'Purchases and calls, newest first; the amounts of all lines sum to the balance')
+  @ApiErrors(401)
+  history(@CurrentActor() actor: Actor, @Query() query: HistoryQueryDto) {
+    return this.billing.history(actor, query);
+  }
+
+  @Get('credit')
+  @ApiOkResponse({ type: CreditView })
+  @ApiErrors(401)
+  credit(@CurrentActor() actor: Actor) {
+    return this.billing.credit(actor);
+  }
+
+  @Post('checkout')
+  @ApiCreatedResponse({ type: CheckoutView, description: 'Redirect the browser to checkout_url; credit is added once payment settles' })
+  @ApiErrors(400, 401, 503)
+  checkout(@CurrentActor() actor: Actor, @Body() body: CheckoutDto) {
+    return this.billing.checkout(actor, body);
+  }
+}

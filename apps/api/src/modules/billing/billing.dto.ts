@@ -1,0 +1,66 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { EnumRule, HttpUrlRule, IntRule } from '../../common/validation/rules';
+import { PageQueryDto } from '../../common/pagination/page-query.dto';
+import { ParticipantUsageView } from '../rooms/room.dto';
+
+export class CheckoutDto {
+  @ApiProperty({ description: 'within min_topup_cents..max_topup_cents of GET /v1/billing/credit' })
+  @IntRule({ min: 0 })
+  amount_cents!: number;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 2083, description: 'absolute http(s) URL; session_id is appended' })
+  @HttpUrlRule({ minLength: 1, maxLength: 2083, optional: true })
+  success_url?: string;
+
+  @ApiPropertyOptional({ minLength: 1, maxLength: 2083, description: 'absolute http(s) URL' })
+  @HttpUrlRule({ minLength: 1, maxLength: 2083, optional: true })
+  cancel_url?: string;
+}
+
+export class CheckoutView {
+  @ApiProperty() checkout_id!: string;
+  @ApiProperty() checkout_url!: string;
+}
+
+export class RateView {
+  @ApiProperty({ enum: ['participant', 'translator'] }) participant_class!: string;
+  @ApiProperty({ type: 'integer' }) cents_per_minute!: number;
+}
+
+export class CreditView {
+  @ApiProperty({ type: 'integer', description: 'remaining balance; can be negative' }) credit_cents!: number;
+  @ApiProperty() currency!: string;
+  @ApiProperty({ type: [RateView] }) rates!: RateView[];
+  @ApiProperty({ type: 'integer' }) min_topup_cents!: number;
+  @ApiProperty({ type: 'integer' }) max_topup_cents!: number;
+}
+
+export const EXPANDS = ['none', 'room', 'participants'] as const;
+export type Expand = (typeof EXPANDS)[number];
+
+export class HistoryQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: EXPANDS, default: 'participants' })
+  @EnumRule(EXPANDS, { optional: true })
+  expand: Expand = 'participants';
+}
+
+export class RoomUsageView {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ nullable: true, type: String, enum: ['mono', 'dual'] }) streaming_mode!: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) started_at!: Date | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) ended_at!: Date | null;
+  @ApiProperty({ type: 'integer' }) total_connection_minutes!: number;
+  @ApiProperty({ type: 'integer', description: 'equals the sum of the participant breakdown' }) total_charged_cents!: number;
+  @ApiPropertyOptional({ type: [ParticipantUsageView], description: 'only with expand=participants; ended connections only' })
+  participants?: ParticipantUsageView[];
+}
+
+export class HistoryLineView {
+  @ApiProperty({ description: '`room_usage` for a call; any other kind is a credit line (purchase, grant, refund, adjustment)' }) kind!: string;
+  @ApiProperty({ format: 'date-time' }) occurred_at!: Date;
+  @ApiProperty({ type: 'integer', description: 'negative for spend, positive for credit' }) delta_cents!: number;
+  @ApiProperty() currency!: string;
+  @ApiPropertyOptional({ type: RoomUsageView, nullable: true, description: 'room_usage lines with expand room or participants' }) room?: RoomUsageView | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'credit lines only' }) provider_reference?: string | null;
+}

@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import { ApiError } from '../../common/errors/api-error';
+import { toPage, type Page } from '../../common/pagination/page';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import type { ParticipantUsageView } from '../rooms/room.dto';
+import { PARTICIPANT_COLUMNS } from '../rooms/room-queries';
+import type { CheckoutDto, CheckoutView, CreditView, HistoryLineView, HistoryQueryDto, RoomUsageView } from './billing.dto';
+import { StripeGateway } from './stripe.gateway';
+
+interface LineRow {
+  kind: string;
+  occurred_at: Date;
+  delta_cents: number;
+  currency: string;
+  provider_reference: string | null;
+  room_id: string | null;
+}
+
+type RoomRow = Omit<RoomUsageView, 'participants'>;
+
+/** Appends `session_id={CHECKOUT_SESSION_ID}` (Stripe fills in the placeholder; it must stay unencoded). */
+export function withSessionId(url: string): string {
+  const [base, fragment] = url.split('#', 2);
+  const joined = `${base}${base.includes('?') ? '&' : '?'}session_id={CHECKOUT_SESSION_ID}`;
+  return fragment === undefined ? joined : `${joined}#${fragment}`;
+}
+
+@Injectable()
+export class BillingService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly stripe: StripeGateway,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async credit(actor: Actor): Promise<CreditView> {
+    const [account] = (await this.dataSource.query(`SELECT balance_cents FROM credit_accounts WHERE organization_id = $1`, [actor.organizationId])) as {
+      balance_cents: number;
+    }[];
+    const { credit, rates } = this.config;
+    return {
+      credit_cents: account?.balance_cents ?? 0,
+      currency: credit.currency,
+      rates: [
+        { participant_class: 'participant', cents_per_minute: rates.participantCentsPerMinute },
+        { participant_class: 'translator', cents_per_minute: rates.translatorCentsPerMinute },
+      ],
+      min_topup_cents: credit.minTopupCents,
+      max_topup_cents: credit.maxTopupCents,
+    };
+  }
+
+  async checkout(actor: Actor, dto: CheckoutDto): Promise<CheckoutView> {
+    const { minTopupCents, maxTopupCents, currency } = this.config.credit;
+    if (dto.amount_cents < minTopupCents || dto.amount_cents > maxTopupCents) {
+      throw new ApiError(400, `amount_cents must be between ${minTopupCents} and ${maxTopupCents} (see GET /v1/billing/credit), got ${dto.amount_cents}.`);
+    }
+    const successUrl = dto.success_url ?? this.config.checkout.successUrl ?? `http://127.0.0.1:${this.config.port}/checkout/success`;
+    const cancelUrl = dto.cancel_url ?? this.config.checkout.cancelUrl ?? `http://127.0.0.1:${this.config.port}/checkout/cancel`;
+    const session = await this.stripe.createCheckout({
+      organizationId: actor.organizationId,
+      amountCents: dto.amount_cents,
+      currency,
+      successUrl: withSessionId(successUrl),
+      cancelUrl,
+    });
+    return { checkout_id: session.id, checkout_url: session.url };
+  }
+
+  /** Purchases and calls in one signed list, newest first; one line per call, never split across pages. */
+  async history(actor: Actor, query: HistoryQueryDto): Promise<Page<HistoryLineView>> {
+    const rows: LineRow[] = await this.dataSource.query(
+      `SELECT kind, occurred_at, delta_cents, currency, provider_reference, room_id FROM (
+         (SELECT e.kind, e.occurred_at, e.delta_cents, e.currency, e.provider_reference, NULL::uuid AS room_id, e.id::text AS line_key
+            FROM ledger_entries e WHERE e.organization_id = $1 AND e.kind <> 'charge'
+           ORDER BY e.occurred_at DESC, e.id::text DESC LIMIT $2 + $3)
+         UNION ALL
+         (SELECT 'room_usage', r.started_at, -r.total_charged_cents, $4, NULL, r.id, r.id::text
+            FROM rooms r WHERE r.organization_id = $1 AND r.total_charged_cents > 0
+           ORDER BY r.started_at DESC, r.id::text DESC LIMIT $2 + $3)
+       ) lines ORDER BY occurred_at DESC, line_key DESC LIMIT $2 OFFSET $3`,
+      [actor.organizationId, query.limit + 1, query.offset, this.config.credit.currency],
+    );
+    const page = toPage(rows, query);
+    const rooms = query.expand === 'none' ? new Map<string, RoomUsageView>() : await this.roomUsage(actor, page.items, query.expand === 'participants');
+    return { ...page, items: page.items.map((row) => this.line(row, rooms, query.expand !== 'none')) };
+  }
+
+  private line(row: LineRow, rooms: Map<string, RoomUsageView>, expand: boolean): HistoryLineView {
+    const base = { kind: row.kind, occurred_at: row.occurred_at, delta_cents: row.delta_cents, currency: row.currency };
+    if (row.room_id === null) return { ...base, provider_reference: row.provider_reference };
+    return expand ? { ...base, room: rooms.get(row.room_id) ?? null } : base;
+  }
+
+  private async roomUsage(actor: Actor, lines: LineRow[], withParticipants: boolean): Promise<Map<string, RoomUsageView>> {
+    const ids = lines.flatMap((line) => (line.room_id ? [line.room_id] : []));
+    if (ids.length === 0) return new Map();
+    const rooms: RoomRow[] = await this.dataSource.query(
+      `SELECT r.id, r.name, r.streaming_mode, r.started_at, r.ended_at, r.total_connection_minutes, r.total_charged_cents
+         FROM rooms r WHERE r.id = ANY($1) AND r.organization_id = $2`,
+      [ids, actor.organizationId],
+    );
+    const byRoom = new Map<string, RoomUsageView>(rooms.map((room) => [room.id, withParticipants ? { ...room, participants: [] } : room]));
+    if (withParticipants) {
+      const participants: (ParticipantUsageView & { room_id: string })[] = await this.dataSource.query(
+        `SELECT c.room_id, ${PARTICIPANT_COLUMNS} FROM connections c
+          WHERE c.room_id = ANY($1) AND c.organization_id = $2 AND c.left_at IS NOT NULL ORDER BY c.room_id, c.joined_at, c.id`,
+        [ids, actor.organizationId],
+      );
+      for (const { room_id, ...participant } of participants) byRoom.get(room_id)?.participants?.push(participant);
+    }
+    return byRoom;
+  }
+}

@@ -1,0 +1,58 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+
+/** The 15-minute slot holding a timestamp, in SQL. */
+export const SLOT_OF = (expression: string) => `to_timestamp(floor(extract(epoch FROM ${expression}) / 900) * 900)`;
+
+interface Delta {
+  minutes: number;
+  sessions: number;
+  participants: number;
+}
+
+/**
+ * Keeps usage_slots in step with rooms and connections, in the caller's transaction: a room counts
+ * in the slot of its start, with its minutes (translator included) and its non-translator connections.
+ */
+@Injectable()
+export class UsageRollup {
+  /**
+   * After a join moved `started_at` (from null, or earlier): count or move the whole room.
+   * `joinedParticipants` is what the join itself added, which the previous slot never counted.
+   */
+  async roomStartChanged(tx: EntityManager, roomId: string, previous: Date | null, joinedParticipants: number): Promise<void> {
+    const [room] = (await tx.query(
+      `SELECT r.organization_id, r.started_at, r.total_connection_minutes AS minutes,
+              (SELECT count(*)::int FROM connections c WHERE c.room_id = r.id AND c.kind IS DISTINCT FROM 'translator') AS participants
+         FROM rooms r WHERE r.id = $1`,
+      [roomId],
+    )) as { organization_id: string; started_at: Date; minutes: number; participants: number }[];
+    const whole: Delta = { minutes: room.minutes, sessions: 1, participants: room.participants };
+    if (previous) await this.add(tx, room.organization_id, previous, negate({ ...whole, participants: whole.participants - joinedParticipants }));
+    await this.add(tx, room.organization_id, room.started_at, whole);
+  }
+
+  /** A connection or minutes added to a room that has already started. */
+  async addToRoom(tx: EntityManager, roomId: string, delta: Omit<Delta, 'sessions'>): Promise<void> {
+    await tx.query(
+      `INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants)
+       SELECT organization_id, ${SLOT_OF('started_at')}, $2, 0, $3 FROM rooms WHERE id = $1 AND started_at IS NOT NULL
+       ON CONFLICT (organization_id, slot) DO UPDATE SET minutes = usage_slots.minutes + EXCLUDED.minutes,
+         participants = usage_slots.participants + EXCLUDED.participants`,
+      [roomId, delta.minutes, delta.participants],
+    );
+  }
+
+  private async add(tx: EntityManager, organizationId: string, at: Date, delta: Delta): Promise<void> {
+    await tx.query(
+      `INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants) VALUES ($1, ${SLOT_OF('$2::timestamptz')}, $3, $4, $5)
+       ON CONFLICT (organization_id, slot) DO UPDATE SET minutes = usage_slots.minutes + EXCLUDED.minutes,
+         sessions = usage_slots.sessions + EXCLUDED.sessions, participants = usage_slots.participants + EXCLUDED.participants`,
+      [organizationId, at, delta.minutes, delta.sessions, delta.participants],
+    );
+  }
+}
+
+function negate(delta: Delta): Delta {
+  return { minutes: -delta.minutes, sessions: -delta.sessions, participants: -delta.participants };
+}

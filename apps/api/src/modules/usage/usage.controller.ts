@@ -1,0 +1,20 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { CurrentActor, type Actor } from '../../common/auth/actor';
+import { ApiErrors } from '../../common/openapi/error-responses';
+import { UsageOverviewQueryDto, UsageOverviewView } from './usage.dto';
+import { UsageService } from './usage.service';
+
+@ApiTags('usage')
+@ApiBearerAuth()
+@Controller('v1/usage')
+export class UsageController {
+  constructor(private readonly usage: UsageService) {}
+
+  @Get('overview')
+  @ApiOkResponse({ type: UsageOverviewView, description: 'Every bucket of the window, oldest first; summary is the sum of the buckets' })
+  @ApiErrors(401)
+  overview(@CurrentActor() actor: Actor, @Query() query: UsageOverviewQueryDto) {
+    return this.usage.overview(actor, query);
+  }
+}

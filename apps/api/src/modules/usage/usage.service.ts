@@ -1,0 +1,88 @@
+import { avgRoomMinutes, bucketStartTimes, formatBucketStart, parseUsageWindow, summarize, type UsageWindow } from '@app/domain';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Actor } from '../../common/auth/actor';
+import { RequestValidationError } from '../../common/errors/validation-error';
+import { toWindowInput, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
+
+const SLOT_MS = 15 * 60_000;
+
+interface Sample {
+  at: Date;
+  minutes: number;
+  sessions: number;
+  participants: number;
+}
+
+/**
+ * Usage over a window from the 15-minute rollup; the at most two partial slots at the window's
+ * edges are read from the rooms themselves, so the window's bounds are exact.
+ */
+@Injectable()
+export class UsageService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async overview(actor: Actor, query: UsageOverviewQueryDto): Promise<UsageOverviewView> {
+    const parsed = parseUsageWindow(toWindowInput(query));
+    if (!parsed.ok) throw new RequestValidationError(parsed.error.map((i) => ({ ...i, loc: ['query', ...i.loc], ctx: { ...(i.ctx ?? {}) } })));
+    const window = parsed.value;
+    const samples = await this.samples(actor.organizationId, window);
+    const starts = bucketStartTimes(window.startsAfter, window.endsBefore, window.granularity, window.timezone);
+    const startMs = starts.map((start) => start.toMillis());
+    const totals = starts.map(() => ({ minutes: 0, sessions: 0, participants: 0 }));
+    for (const sample of samples) {
+      const total = totals[lastAtOrBefore(startMs, sample.at.getTime())];
+      total.minutes += sample.minutes;
+      total.sessions += sample.sessions;
+      total.participants += sample.participants;
+    }
+    const summary = summarize(totals);
+    return {
+      starts_after: String(query.starts_after),
+      ends_before: String(query.ends_before),
+      granularity: window.granularity,
+      timezone: window.timezone,
+      summary: { total_minutes: summary.totalMinutes, total_rooms: summary.totalRooms, total_participants: summary.totalParticipants },
+      buckets: starts.map((start, i) => ({
+        bucket: formatBucketStart(start),
+        minutes: totals[i].minutes,
+        avg_room_minutes: avgRoomMinutes(totals[i].minutes, totals[i].sessions),
+        sessions: totals[i].sessions,
+      })),
+    };
+  }
+
+  private async samples(organizationId: string, window: UsageWindow): Promise<Sample[]> {
+    const start = window.startsAfter.getTime();
+    const end = window.endsBefore.getTime();
+    const firstFull = Math.ceil(start / SLOT_MS) * SLOT_MS;
+    const lastFull = Math.max(firstFull, Math.floor(end / SLOT_MS) * SLOT_MS);
+    const [slots, edges] = await Promise.all([
+      this.dataSource.query(
+        `SELECT slot AS at, minutes, sessions, participants FROM usage_slots
+          WHERE organization_id = $1 AND slot >= $2 AND slot < $3 AND sessions > 0`,
+        [organizationId, new Date(firstFull), new Date(lastFull)],
+      ) as Promise<Sample[]>,
+      this.dataSource.query(
+        `SELECT r.started_at AS at, r.total_connection_minutes AS minutes, 1 AS sessions,
+                (SELECT count(*)::int FROM connections c WHERE c.room_id = r.id AND c.kind IS DISTINCT FROM 'translator') AS participants
+           FROM rooms r
+          WHERE r.organization_id = $1 AND r.started_at IS NOT NULL
+            AND ((r.started_at >= $2 AND r.started_at < $3) OR (r.started_at >= $4 AND r.started_at < $5))`,
+        [organizationId, window.startsAfter, new Date(Math.min(firstFull, end)), new Date(Math.max(lastFull, start)), window.endsBefore],
+      ) as Promise<Sample[]>,
+    ]);
+    return [...slots, ...edges];
+  }
+}
+
+function lastAtOrBefore(sorted: number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (sorted[mid] <= value) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
