@@ -88,7 +88,7 @@ export function exceedsMaxWindow(start: DateTime, end: DateTime, timezone: strin
 
 function dateTimeField(field: string, value: unknown, issues: FieldIssue[]): DateTime | undefined {
   if (value === undefined || value === null || value === '') {
-    issues.push({ loc: [field], type: 'missing', msg: 'Field required.', input: value ?? null });
+    issues.push({ loc: [field], type: 'missing', msg: 'Field required', input: value ?? null });
     return undefined;
   }
   if (typeof value !== 'string') {

@@ -1,0 +1,141 @@
+import { createOrganization, type TestOrganization } from '../support/factories';
+import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
+
+describe('GET /v1/usage/overview', () => {
+  let h: RoomsHarness;
+  beforeAll(async () => {
+    h = await startRoomsHarness();
+  });
+  afterAll(async () => h.close());
+
+  const overview = (org: TestOrganization, query: Record<string, string>) => h.t.http().get('/v1/usage/overview').query(query).set(org.auth);
+
+  /** A call that started at `startIso`: two people for the given minutes each and the translator for one span. */
+  async function call(org: TestOrganization, startIso: string, seconds: number[], translatorSeconds = 0) {
+    const room = await createRoom(h, org);
+    const t0 = Math.floor(new Date(startIso).getTime() / 1000);
+    for (const [i, duration] of seconds.entries()) {
+      const identity = `p${i}`;
+      await token(h, org, room.name, { languages: [i % 2 === 0 ? 'en' : 'de'], identity }).expect(201);
+      const p = { identity, sid: `PA_${room.id.slice(0, 8)}_${i}`, joinedAt: String(t0 + i) };
+      await webhook(h, events.participantJoined(room.livekitName, p, { createdAt: t0 + i })).expect(200);
+      await webhook(h, events.participantLeft(room.livekitName, p, { createdAt: t0 + i + duration })).expect(200);
+    }
+    if (translatorSeconds > 0) {
+      const agent = { identity: 'translator', sid: `PA_${room.id.slice(0, 8)}_t`, kind: 'AGENT' as const, joinedAt: String(t0 + 1) };
+      await webhook(h, events.participantJoined(room.livekitName, agent, { createdAt: t0 + 1 })).expect(200);
+      await webhook(h, events.participantLeft(room.livekitName, agent, { createdAt: t0 + 1 + translatorSeconds })).expect(200);
+    }
+    await settled(h);
+    return room;
+  }
+
+  it('buckets rooms by their start in the requested zone, returns empty buckets, and sums them in the summary', async () => {
+    const org = await createOrganization(h.t);
+    await call(org, '2026-03-28T10:00:00+01:00', [120, 61], 90); // 2 + 2 + translator 2 = 6 min
+    await call(org, '2026-03-28T23:30:00+01:00', [30]); // 1 min, still the 28th in Berlin
+    await call(org, '2026-03-30T00:10:00+02:00', [600, 600]); // 10 + 10
+    const res = await overview(org, { starts_after: '2026-03-28T00:00:00+01:00', ends_before: '2026-03-31T00:00:00+02:00', granularity: 'day', timezone: 'Europe/Berlin' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      starts_after: '2026-03-28T00:00:00+01:00',
+      ends_before: '2026-03-31T00:00:00+02:00',
+      granularity: 'day',
+      timezone: 'Europe/Berlin',
+      summary: { total_minutes: 27, total_rooms: 3, total_participants: 5 },
+      buckets: [
+        { bucket: '2026-03-28T00:00:00.000+01:00', minutes: 7, avg_room_minutes: 4, sessions: 2 },
+        { bucket: '2026-03-29T00:00:00.000+01:00', minutes: 0, avg_room_minutes: 0, sessions: 0 },
+        { bucket: '2026-03-30T00:00:00.000+02:00', minutes: 20, avg_room_minutes: 20, sessions: 1 },
+      ],
+    });
+  });
+
+  it('has 23 hourly buckets over the spring-forward day and 25 over the fall-back day', async () => {
+    const org = await createOrganization(h.t);
+    await call(org, '2026-03-29T03:20:00+02:00', [60]);
+    const spring = await overview(org, { starts_after: '2026-03-29T00:00:00+01:00', ends_before: '2026-03-30T00:00:00+02:00', granularity: 'hour', timezone: 'Europe/Berlin' });
+    expect(spring.body.buckets).toHaveLength(23);
+    expect(spring.body.buckets[2]).toEqual({ bucket: '2026-03-29T03:00:00.000+02:00', minutes: 1, avg_room_minutes: 1, sessions: 1 });
+    expect(spring.body.summary.total_rooms).toBe(1);
+    const fall = await overview(org, { starts_after: '2026-10-25T00:00:00+02:00', ends_before: '2026-10-26T00:00:00+01:00', granularity: 'hour', timezone: 'Europe/Berlin' });
+    expect(fall.body.buckets).toHaveLength(25);
+  });
+
+  it('aligns hourly buckets to the local hour of half- and three-quarter-hour zones', async () => {
+    const org = await createOrganization(h.t);
+    await call(org, '2026-06-01T10:20:00+05:45', [60]); // Kathmandu: the 10:00 local bucket
+    const kathmandu = await overview(org, { starts_after: '2026-06-01T09:00:00+05:45', ends_before: '2026-06-01T12:00:00+05:45', granularity: 'hour', timezone: 'Asia/Kathmandu' });
+    expect(kathmandu.body.buckets.map((b: { bucket: string; sessions: number }) => [b.bucket, b.sessions])).toEqual([
+      ['2026-06-01T09:00:00.000+05:45', 0],
+      ['2026-06-01T10:00:00.000+05:45', 1],
+      ['2026-06-01T11:00:00.000+05:45', 0],
+    ]);
+    const stJohns = await overview(org, { starts_after: '2026-06-01T00:00:00Z', ends_before: '2026-06-01T03:00:00Z', granularity: 'hour', timezone: 'America/St_Johns' });
+    expect(stJohns.body.buckets.map((b: { bucket: string }) => b.bucket)).toEqual([
+      '2026-05-31T21:00:00.000-02:30',
+      '2026-05-31T22:00:00.000-02:30',
+      '2026-05-31T23:00:00.000-02:30',
+      '2026-06-01T00:00:00.000-02:30',
+    ]);
+  });
+
+  it('counts rooms exactly at the window edges, even inside a partial slot', async () => {
+    const org = await createOrganization(h.t);
+    await call(org, '2026-05-05T10:05:00Z', [60]);
+    await call(org, '2026-05-05T10:10:00Z', [60]);
+    const inside = await overview(org, { starts_after: '2026-05-05T10:07:00Z', ends_before: '2026-05-05T10:11:00Z', granularity: 'hour' });
+    expect(inside.body.summary).toEqual({ total_minutes: 1, total_rooms: 1, total_participants: 1 });
+    const both = await overview(org, { starts_after: '2026-05-05T10:05:00Z', ends_before: '2026-05-05T10:10:00.001Z', granularity: 'hour' });
+    expect(both.body.summary.total_rooms).toBe(2);
+    expect(both.body.timezone).toBe('UTC');
+  });
+
+  it('has a weekly point for each local week touched by 90 days (14 from a Thursday), each on a local Monday midnight, and 2160 hourly points', async () => {
+    const org = await createOrganization(h.t);
+    const weekly = await overview(org, { starts_after: '2026-01-01T00:00:00+01:00', ends_before: '2026-04-01T00:00:00+02:00', granularity: 'week', timezone: 'Europe/Berlin' });
+    expect(weekly.status).toBe(200);
+    expect(weekly.body.buckets).toHaveLength(14);
+    for (const { bucket } of weekly.body.buckets as { bucket: string }[]) {
+      expect(bucket).toMatch(/T00:00:00\.000\+0[12]:00$/);
+      expect(new Date(`${bucket.slice(0, 10)}T00:00:00Z`).getUTCDay()).toBe(1);
+    }
+    expect(weekly.body.buckets[0].bucket).toBe('2025-12-29T00:00:00.000+01:00');
+    const hourly = await overview(org, { starts_after: '2026-01-01T00:00:00Z', ends_before: '2026-04-01T00:00:00Z', granularity: 'hour' });
+    expect(hourly.body.buckets).toHaveLength(90 * 24);
+  });
+
+  it("never shows another organization's usage", async () => {
+    const org = await createOrganization(h.t);
+    const other = await createOrganization(h.t);
+    await call(other, '2026-07-01T12:00:00Z', [60]);
+    const res = await overview(org, { starts_after: '2026-07-01T00:00:00Z', ends_before: '2026-07-02T00:00:00Z' });
+    expect(res.body.summary).toEqual({ total_minutes: 0, total_rooms: 0, total_participants: 0 });
+    expect(res.body.granularity).toBe('day');
+  });
+
+  it.each([
+    [{ ends_before: '2026-01-02T00:00:00Z' }, [['query.starts_after', 'missing']]],
+    [{ starts_after: '2026-01-01T00:00:00', ends_before: '2026-01-02T00:00:00Z' }, [['query.starts_after', 'timezone_aware']]],
+    [{ starts_after: 'yesterday', ends_before: '2026-01-02T00:00:00Z' }, [['query.starts_after', 'datetime_parsing']]],
+    [{ starts_after: '2026-01-02T00:00:00Z', ends_before: '2026-01-02T00:00:00Z' }, [['query.ends_before', 'greater_than']]],
+    [{ starts_after: '2026-01-01T00:00:00Z', ends_before: '2026-04-01T00:00:00.001Z' }, [['query.ends_before', 'window_too_long']]],
+    [{ starts_after: '2026-01-01T00:00:00Z', ends_before: '2026-01-02T00:00:00Z', timezone: '+05:30' }, [['query.timezone', 'zoneinfo_str']]],
+    [{ starts_after: '2026-01-01T00:00:00Z', ends_before: '2026-01-02T00:00:00Z', timezone: 'Mars/Olympus' }, [['query.timezone', 'zoneinfo_str']]],
+    [{ starts_after: '2026-01-01T00:00:00Z', ends_before: '2026-01-02T00:00:00Z', granularity: 'minute' }, [['query.granularity', 'enum']]],
+    [{}, [['query.starts_after', 'missing'], ['query.ends_before', 'missing']]],
+  ])('answers %j with 422 listing every violated parameter', async (query, expected) => {
+    const org = await createOrganization(h.t);
+    const res = await overview(org, query as Record<string, string>);
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: string[]; type: string }) => [d.loc.join('.'), d.type])).toEqual(expected);
+    for (const d of res.body.detail) expect(Object.keys(d).sort()).toEqual(['ctx', 'input', 'loc', 'msg', 'type']);
+  });
+
+  it('accepts exactly 90 calendar days across a DST change', async () => {
+    const org = await createOrganization(h.t);
+    const res = await overview(org, { starts_after: '2026-01-01T00:00:00+01:00', ends_before: '2026-04-01T00:00:00+02:00', timezone: 'Europe/Berlin' });
+    expect(res.status).toBe(200);
+    expect(res.body.buckets).toHaveLength(90);
+  });
+});
