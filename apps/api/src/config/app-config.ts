@@ -5,6 +5,7 @@ export interface AppConfig {
   databaseUrl: string;
   redisUrl: string;
   queuePrefix: string;
+  queue: { runWorkers: boolean; lockDurationMs: number };
   livekit: { url: string; apiUrl: string; apiKey: string; apiSecret: string };
   stripe: { secretKey: string | null; webhookSecret: string | null; apiUrl: string | null };
   inviteSigningSecret: string;
@@ -44,6 +45,14 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 function url(env: Env, name: string, fallback: string | null, protocols: string[]): string | null {
@@ -87,6 +96,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/translation_rooms', ['postgres:', 'postgresql:']) as string,
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']) as string,
     queuePrefix: str(env, 'QUEUE_PREFIX', 'trk'),
+    queue: { runWorkers: bool(env, 'RUN_QUEUE_WORKERS', true), lockDurationMs: int(env, 'QUEUE_LOCK_DURATION_MS', 30_000, 500) },
     livekit: {
       url: livekitUrl,
       apiUrl: url(env, 'LIVEKIT_API_URL', livekitApiDefault, ['http:', 'https:']) as string,

@@ -19,6 +19,7 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
   private readonly queues = new Map<QueueName, Queue>();
   private readonly workers = new Map<QueueName, Worker>();
   private readonly workerConnections: Redis[] = [];
+  private readonly handled = new Set<QueueName>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     this.connection = createRedisConnection(config.redisUrl, 'api');
@@ -43,13 +44,18 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
 
   /** Registers the one handler of a queue; a second handler for the same queue is a boot error. */
   process<T>(name: QueueName, processor: Processor<T>, options: Partial<WorkerOptions> = {}): void {
-    if (this.workers.has(name)) throw new Error(`Queue "${name}" has two handlers`);
+    if (this.workers.has(name) || this.handled.has(name)) throw new Error(`Queue "${name}" has two handlers`);
+    this.handled.add(name);
+    if (!this.config.queue.runWorkers) return;
     const connection = this.connection.duplicate();
     this.workerConnections.push(connection);
     const worker = new Worker<T>(name, processor, {
       connection,
       prefix: this.config.queuePrefix,
       concurrency: 8,
+      // A worker that dies mid-job loses its lock after this long; the job then runs again elsewhere.
+      lockDuration: this.config.queue.lockDurationMs,
+      stalledInterval: this.config.queue.lockDurationMs,
       ...options,
     });
     worker.on('failed', (job, error) => this.logger.warn(`Job ${job?.id ?? '?'} on ${name} failed: ${error.message}`));
@@ -58,7 +64,7 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   onApplicationBootstrap(): void {
-    const missing = API_CONSUMED_QUEUES.filter((name) => !this.workers.has(name));
+    const missing = API_CONSUMED_QUEUES.filter((name) => !this.handled.has(name));
     if (missing.length > 0) throw new Error(`Queues without a handler: ${missing.join(', ')}`);
   }
 

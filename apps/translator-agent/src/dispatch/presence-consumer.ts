@@ -1,10 +1,4 @@
-import {
-  QUEUES,
-  TRANSLATOR_AGENT_NAME,
-  TRANSLATOR_JOBS,
-  type TranslatorDismissJob,
-  type TranslatorDispatchJob,
-} from '@app/contracts';
+import { QUEUES, TRANSLATOR_AGENT_NAME, TRANSLATOR_JOBS, type TranslatorDismissJob, type TranslatorDispatchJob } from '@app/contracts';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { PresenceGateway } from './livekit-presence';
@@ -59,6 +53,7 @@ function wantOf(job: Job<PresenceJobData>): PresenceWant {
  */
 export class PresenceConsumer {
   private worker: Worker<PresenceJobData> | null = null;
+  private workerConnection: Redis | null = null;
   private readonly guard: RoomGuard;
   private readonly maxAttempts: number;
   private readonly backoffMs: number;
@@ -73,8 +68,9 @@ export class PresenceConsumer {
 
   start(): Worker<PresenceJobData> {
     if (this.worker) return this.worker;
+    this.workerConnection = this.options.connection.duplicate();
     const worker = new Worker<PresenceJobData>(QUEUES.translatorPresence, (job, token) => this.process(job, token), {
-      connection: this.options.connection.duplicate(),
+      connection: this.workerConnection,
       prefix: this.options.prefix,
       concurrency: this.options.concurrency ?? 8,
       // Failed jobs stay for inspection (the producer's own removeOnFail, if any, takes precedence).
@@ -91,7 +87,8 @@ export class PresenceConsumer {
     const worker = this.worker;
     this.worker = null;
     await worker.close();
-    await (await worker.client).quit().catch(() => undefined);
+    await this.workerConnection?.quit().catch(() => undefined);
+    this.workerConnection = null;
   }
 
   private async process(job: Job<PresenceJobData>, token: string | undefined): Promise<PresenceOutcome> {
@@ -102,7 +99,9 @@ export class PresenceConsumer {
       const where = `translator ${job.name} (job ${job.id ?? '?'}) for room ${job.data.roomId} (${job.data.livekitRoom})`;
       if (!(error instanceof UnrecoverableError) && job.attemptsStarted < this.maxAttempts && token) {
         const delay = retryDelayMs(job.attemptsStarted, this.backoffMs, this.maxBackoffMs);
-        this.options.logger.warn(`${where} failed (attempt ${job.attemptsStarted}/${this.maxAttempts}), retrying in ${delay} ms: ${message}`);
+        this.options.logger.warn(
+          `${where} failed (attempt ${job.attemptsStarted}/${this.maxAttempts}), retrying in ${delay} ms: ${message}`,
+        );
         await job.moveToDelayed(Date.now() + delay, token);
         throw new DelayedError();
       }
