@@ -30,10 +30,13 @@ export class LiveKitEventProcessor {
     const room = await this.lifecycle.lock(tx, { livekitName: event.livekitRoom });
     if (!room) return [];
     switch (event.type) {
-      case 'participant_joined':
+      case 'participant_joined': {
         if (!event.participant) return [];
-        await this.joined(tx, room, event.participant);
+        const connectionId = await this.joined(tx, room, event.participant);
+        // A join reported after the room ended was part of the call: it ended with the room.
+        if (room.status === 'ended' && room.ended_at && connectionId !== null) await this.meter.close(tx, connectionId, room.ended_at);
         return this.translator.reconcile(tx, room);
+      }
       case 'participant_left':
       case 'participant_connection_aborted':
         if (!event.participant) return [];
