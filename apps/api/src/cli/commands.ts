@@ -26,14 +26,23 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
       if (!/^-?\d+$/.test(centsText) || Number(centsText) === 0 || !Number.isSafeInteger(Number(centsText))) {
         throw new UsageError(`--cents must be a non-zero whole number of cents, got "${centsText}"`);
       }
-      if (!/^[0-9a-f-]{36}$/i.test(organizationId)) throw new UsageError(`--org must be an organization id (uuid), got "${organizationId}"`);
+      if (!/^[0-9a-f-]{36}$/i.test(organizationId))
+        throw new UsageError(`--org must be an organization id (uuid), got "${organizationId}"`);
       await app.get(OrganizationsService).assertExists(organizationId);
       const ledger = app.get(Ledger);
-      const line = await app.get(DataSource).transaction((tx) =>
-        ledger.credit(tx, { organizationId, kind: 'grant', cents: Number(centsText), occurredAt: new Date(), note: values.note ?? null }),
-      );
+      const line = await app
+        .get(DataSource)
+        .transaction((tx) =>
+          ledger.credit(tx, { organizationId, kind: 'grant', cents: Number(centsText), occurredAt: new Date(), note: values.note ?? null }),
+        );
       if (!line) throw new Error('The grant was not recorded.');
-      return { kind: line.kind, occurred_at: line.occurred_at, delta_cents: line.delta_cents, currency: line.currency, provider_reference: line.provider_reference };
+      return {
+        kind: line.kind,
+        occurred_at: line.occurred_at,
+        delta_cents: line.delta_cents,
+        currency: line.currency,
+        provider_reference: line.provider_reference,
+      };
     },
   },
   'org:create': {

@@ -20,11 +20,17 @@ describe('invite links', () => {
     const before = Date.now();
     const minted = await mint(org, room.id, { expires_in_seconds: 600, max_uses: 2 });
     expect(minted.status).toBe(201);
-    expect(minted.body).toEqual({ invite_code: expect.stringMatching(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/), expires_at: expect.any(String), max_uses: 2 });
+    expect(minted.body).toEqual({
+      invite_code: expect.stringMatching(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/),
+      expires_at: expect.any(String),
+      max_uses: 2,
+    });
     const expiresAt = new Date(minted.body.expires_at).getTime();
     expect(expiresAt).toBeGreaterThanOrEqual(before + 600_000 - 1000);
     expect(expiresAt).toBeLessThanOrEqual(Date.now() + 600_000 + 1000);
-    const [{ stored }] = (await h.t.db.query(`SELECT encode(code_hash, 'hex') AS stored FROM invites WHERE room_id = $1`, [room.id])) as { stored: string }[];
+    const [{ stored }] = (await h.t.db.query(`SELECT encode(code_hash, 'hex') AS stored FROM invites WHERE room_id = $1`, [room.id])) as {
+      stored: string;
+    }[];
     expect(stored).not.toContain(minted.body.invite_code);
 
     const view = await preview(minted.body.invite_code);
@@ -37,7 +43,12 @@ describe('invite links', () => {
 
     const joined = await join(minted.body.invite_code, { languages: ['es'], name: 'Guest' });
     expect(joined.status).toBe(201);
-    expect(joined.body).toMatchObject({ room: room.name, languages: ['es'], streaming_mode: 'dual', identity: expect.stringMatching(/^guest-/) });
+    expect(joined.body).toMatchObject({
+      room: room.name,
+      languages: ['es'],
+      streaming_mode: 'dual',
+      identity: expect.stringMatching(/^guest-/),
+    });
     const after = await preview(minted.body.invite_code);
     expect(after.body).toMatchObject({ mode: 'dual', languages_required: 1 });
   });
@@ -126,7 +137,10 @@ describe('invite links', () => {
       expect(res.status).toBe(404);
       expect((await join(code, { languages: ['en'] })).status).toBe(404);
     }
-    const [{ n }] = (await h.t.db.query(`SELECT count(*)::int AS n FROM room_tokens WHERE room_id = $1 AND identity = $2`, [room.id, guest.body.identity])) as {
+    const [{ n }] = (await h.t.db.query(`SELECT count(*)::int AS n FROM room_tokens WHERE room_id = $1 AND identity = $2`, [
+      room.id,
+      guest.body.identity,
+    ])) as {
       n: number;
     }[];
     expect(n).toBe(1);
@@ -150,7 +164,17 @@ describe('invite links', () => {
     const [nonce] = code.split('.');
     const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
     const foreign = `${nonce}.${Buffer.alloc(32, 7).toString('base64url')}`;
-    const bad = [flip(code, 3), flip(code, code.length - 2), code.slice(0, -1), code.slice(0, 20), 'garbage', `${code}x`, foreign, '%00%ff', 'a'.repeat(300)];
+    const bad = [
+      flip(code, 3),
+      flip(code, code.length - 2),
+      code.slice(0, -1),
+      code.slice(0, 20),
+      'garbage',
+      `${code}x`,
+      foreign,
+      '%00%ff',
+      'a'.repeat(300),
+    ];
     const bodies = new Set<string>();
     for (const c of bad) {
       const res = await preview(c);
@@ -177,7 +201,13 @@ describe('invite links', () => {
           ['body.max_uses', 'missing', {}],
         ],
       ],
-      [{ expires_in_seconds: '60', max_uses: 1.5 }, [['body.expires_in_seconds', 'int_parsing', {}], ['body.max_uses', 'int_from_float', {}]]],
+      [
+        { expires_in_seconds: '60', max_uses: 1.5 },
+        [
+          ['body.expires_in_seconds', 'int_parsing', {}],
+          ['body.max_uses', 'int_from_float', {}],
+        ],
+      ],
     ];
     for (const [body, expected] of cases) {
       const res = await mint(org, room.id, body);

@@ -12,7 +12,10 @@ describe('LiveKit webhooks', () => {
   afterAll(async () => h.close());
 
   const connections = async (roomId: string) =>
-    (await h.t.db.query(`SELECT identity, joined_at, left_at, connection_minutes, kind FROM connections WHERE room_id = $1 ORDER BY joined_at, id`, [roomId])) as {
+    (await h.t.db.query(
+      `SELECT identity, joined_at, left_at, connection_minutes, kind FROM connections WHERE room_id = $1 ORDER BY joined_at, id`,
+      [roomId],
+    )) as {
       identity: string;
       joined_at: Date;
       left_at: Date | null;
@@ -56,12 +59,18 @@ describe('LiveKit webhooks', () => {
       { Authorization: 'garbage' },
     ];
     for (const headers of attempts) {
-      const res = await h.t.http().post('/v1/webhooks/livekit').set({ 'Content-Type': 'application/webhook+json', ...headers }).send(body);
+      const res = await h.t
+        .http()
+        .post('/v1/webhooks/livekit')
+        .set({ 'Content-Type': 'application/webhook+json', ...headers })
+        .send(body);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ detail: expect.any(String) });
     }
     const [{ n }] = (await h.t.db.query(`SELECT count(*)::int AS n FROM inbound_events`)) as { n: number }[];
-    const stored = (await h.t.db.query(`SELECT payload FROM inbound_events WHERE payload::text LIKE $1`, [`%${room.livekitName}%`])) as unknown[];
+    const stored = (await h.t.db.query(`SELECT payload FROM inbound_events WHERE payload::text LIKE $1`, [
+      `%${room.livekitName}%`,
+    ])) as unknown[];
     expect(stored).toHaveLength(0);
     expect(n).toBeGreaterThanOrEqual(0);
   });
@@ -70,11 +79,31 @@ describe('LiveKit webhooks', () => {
     const org = await createOrganization(h.t);
     const room = await roomWithTwoSpeakers(org);
     const t0 = Math.floor(Date.now() / 1000) - 3600;
-    const annJoined = events.participantJoined(room.livekitName, { identity: 'ann', sid: 'PA_ann1', joinedAt: String(t0) }, { createdAt: t0 });
-    const annLeft = events.participantLeft(room.livekitName, { identity: 'ann', sid: 'PA_ann1', joinedAt: String(t0) }, { createdAt: t0 + 125 });
-    const annBack = events.participantJoined(room.livekitName, { identity: 'ann', sid: 'PA_ann2', joinedAt: String(t0 + 200) }, { createdAt: t0 + 200 });
-    const bobJoined = events.participantJoined(room.livekitName, { identity: 'bob', sid: 'PA_bob', joinedAt: String(t0 + 10) }, { createdAt: t0 + 10 });
-    const bobLeft = events.participantLeft(room.livekitName, { identity: 'bob', sid: 'PA_bob', joinedAt: String(t0 + 10) }, { createdAt: t0 + 70 });
+    const annJoined = events.participantJoined(
+      room.livekitName,
+      { identity: 'ann', sid: 'PA_ann1', joinedAt: String(t0) },
+      { createdAt: t0 },
+    );
+    const annLeft = events.participantLeft(
+      room.livekitName,
+      { identity: 'ann', sid: 'PA_ann1', joinedAt: String(t0) },
+      { createdAt: t0 + 125 },
+    );
+    const annBack = events.participantJoined(
+      room.livekitName,
+      { identity: 'ann', sid: 'PA_ann2', joinedAt: String(t0 + 200) },
+      { createdAt: t0 + 200 },
+    );
+    const bobJoined = events.participantJoined(
+      room.livekitName,
+      { identity: 'bob', sid: 'PA_bob', joinedAt: String(t0 + 10) },
+      { createdAt: t0 + 10 },
+    );
+    const bobLeft = events.participantLeft(
+      room.livekitName,
+      { identity: 'bob', sid: 'PA_bob', joinedAt: String(t0 + 10) },
+      { createdAt: t0 + 70 },
+    );
 
     // left before joined, everything twice, and a burst of the same event concurrently
     await webhook(h, annLeft).expect(200);
@@ -84,7 +113,9 @@ describe('LiveKit webhooks', () => {
     await settled(h);
 
     const rows = await connections(room.id);
-    expect(rows.map((r) => [r.identity, r.joined_at.getTime() / 1000, r.left_at ? r.left_at.getTime() / 1000 : null, r.connection_minutes])).toEqual([
+    expect(
+      rows.map((r) => [r.identity, r.joined_at.getTime() / 1000, r.left_at ? r.left_at.getTime() / 1000 : null, r.connection_minutes]),
+    ).toEqual([
       ['ann', t0, t0 + 125, 3],
       ['bob', t0 + 10, t0 + 70, 1],
       ['ann', t0 + 200, null, null],
@@ -100,12 +131,32 @@ describe('LiveKit webhooks', () => {
     const org = await createOrganization(h.t);
     const room = await createRoom(h, org);
     const t0 = Math.floor(Date.now() / 1000) - 600;
-    await webhook(h, events.participantJoined(room.livekitName, { identity: 'agent-x', sid: 'PA_ag', kind: 'AGENT', joinedAt: String(t0) }, { createdAt: t0 })).expect(200);
-    await webhook(h, events.participantLeft(room.livekitName, { identity: 'agent-x', sid: 'PA_ag', kind: 'AGENT', joinedAt: String(t0) }, { createdAt: t0 + 61 })).expect(200);
+    await webhook(
+      h,
+      events.participantJoined(
+        room.livekitName,
+        { identity: 'agent-x', sid: 'PA_ag', kind: 'AGENT', joinedAt: String(t0) },
+        { createdAt: t0 },
+      ),
+    ).expect(200);
+    await webhook(
+      h,
+      events.participantLeft(
+        room.livekitName,
+        { identity: 'agent-x', sid: 'PA_ag', kind: 'AGENT', joinedAt: String(t0) },
+        { createdAt: t0 + 61 },
+      ),
+    ).expect(200);
     await settled(h);
     const detail = await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth);
     expect(detail.body.participants).toEqual([
-      expect.objectContaining({ participant_identity: 'agent-x', participant_kind: 'translator', languages: null, connection_minutes: 2, charged_cents: 2 * h.t.config.rates.translatorCentsPerMinute }),
+      expect.objectContaining({
+        participant_identity: 'agent-x',
+        participant_kind: 'translator',
+        languages: null,
+        connection_minutes: 2,
+        charged_cents: 2 * h.t.config.rates.translatorCentsPerMinute,
+      }),
     ]);
   });
 
@@ -121,7 +172,13 @@ describe('LiveKit webhooks', () => {
     await Promise.all([bobJoined, bobJoined, annJoined].map((e) => webhook(h, e).expect(200)));
     await settled(h);
     const dispatched = await waitForJobs(room.id, 1);
-    expect(dispatched).toEqual([{ name: TRANSLATOR_JOBS.dispatch, id: `${room.id}.1.dispatch`, data: expect.objectContaining({ generation: 1, languages: ['de', 'en'], mode: 'dual', livekitRoom: room.livekitName }) }]);
+    expect(dispatched).toEqual([
+      {
+        name: TRANSLATOR_JOBS.dispatch,
+        id: `${room.id}.1.dispatch`,
+        data: expect.objectContaining({ generation: 1, languages: ['de', 'en'], mode: 'dual', livekitRoom: room.livekitName }),
+      },
+    ]);
 
     const bobLeft = events.participantLeft(room.livekitName, { identity: 'bob', sid: 'PA_b' });
     await Promise.all([bobLeft, bobLeft].map((e) => webhook(h, e).expect(200)));

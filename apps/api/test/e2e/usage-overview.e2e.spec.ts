@@ -8,7 +8,8 @@ describe('GET /v1/usage/overview', () => {
   });
   afterAll(async () => h.close());
 
-  const overview = (org: TestOrganization, query: Record<string, string>) => h.t.http().get('/v1/usage/overview').query(query).set(org.auth);
+  const overview = (org: TestOrganization, query: Record<string, string>) =>
+    h.t.http().get('/v1/usage/overview').query(query).set(org.auth);
 
   /** A call that started at `startIso`: two people for the given minutes each and the translator for one span. */
   async function call(org: TestOrganization, startIso: string, seconds: number[], translatorSeconds = 0) {
@@ -35,7 +36,12 @@ describe('GET /v1/usage/overview', () => {
     await call(org, '2026-03-28T10:00:00+01:00', [120, 61], 90); // 2 + 2 + translator 2 = 6 min
     await call(org, '2026-03-28T23:30:00+01:00', [30]); // 1 min, still the 28th in Berlin
     await call(org, '2026-03-30T00:10:00+02:00', [600, 600]); // 10 + 10
-    const res = await overview(org, { starts_after: '2026-03-28T00:00:00+01:00', ends_before: '2026-03-31T00:00:00+02:00', granularity: 'day', timezone: 'Europe/Berlin' });
+    const res = await overview(org, {
+      starts_after: '2026-03-28T00:00:00+01:00',
+      ends_before: '2026-03-31T00:00:00+02:00',
+      granularity: 'day',
+      timezone: 'Europe/Berlin',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       starts_after: '2026-03-28T00:00:00+01:00',
@@ -54,24 +60,44 @@ describe('GET /v1/usage/overview', () => {
   it('has 23 hourly buckets over the spring-forward day and 25 over the fall-back day', async () => {
     const org = await createOrganization(h.t);
     await call(org, '2026-03-29T03:20:00+02:00', [60]);
-    const spring = await overview(org, { starts_after: '2026-03-29T00:00:00+01:00', ends_before: '2026-03-30T00:00:00+02:00', granularity: 'hour', timezone: 'Europe/Berlin' });
+    const spring = await overview(org, {
+      starts_after: '2026-03-29T00:00:00+01:00',
+      ends_before: '2026-03-30T00:00:00+02:00',
+      granularity: 'hour',
+      timezone: 'Europe/Berlin',
+    });
     expect(spring.body.buckets).toHaveLength(23);
     expect(spring.body.buckets[2]).toEqual({ bucket: '2026-03-29T03:00:00.000+02:00', minutes: 1, avg_room_minutes: 1, sessions: 1 });
     expect(spring.body.summary.total_rooms).toBe(1);
-    const fall = await overview(org, { starts_after: '2026-10-25T00:00:00+02:00', ends_before: '2026-10-26T00:00:00+01:00', granularity: 'hour', timezone: 'Europe/Berlin' });
+    const fall = await overview(org, {
+      starts_after: '2026-10-25T00:00:00+02:00',
+      ends_before: '2026-10-26T00:00:00+01:00',
+      granularity: 'hour',
+      timezone: 'Europe/Berlin',
+    });
     expect(fall.body.buckets).toHaveLength(25);
   });
 
   it('aligns hourly buckets to the local hour of half- and three-quarter-hour zones', async () => {
     const org = await createOrganization(h.t);
     await call(org, '2026-06-01T10:20:00+05:45', [60]); // Kathmandu: the 10:00 local bucket
-    const kathmandu = await overview(org, { starts_after: '2026-06-01T09:00:00+05:45', ends_before: '2026-06-01T12:00:00+05:45', granularity: 'hour', timezone: 'Asia/Kathmandu' });
+    const kathmandu = await overview(org, {
+      starts_after: '2026-06-01T09:00:00+05:45',
+      ends_before: '2026-06-01T12:00:00+05:45',
+      granularity: 'hour',
+      timezone: 'Asia/Kathmandu',
+    });
     expect(kathmandu.body.buckets.map((b: { bucket: string; sessions: number }) => [b.bucket, b.sessions])).toEqual([
       ['2026-06-01T09:00:00.000+05:45', 0],
       ['2026-06-01T10:00:00.000+05:45', 1],
       ['2026-06-01T11:00:00.000+05:45', 0],
     ]);
-    const stJohns = await overview(org, { starts_after: '2026-06-01T00:00:00Z', ends_before: '2026-06-01T03:00:00Z', granularity: 'hour', timezone: 'America/St_Johns' });
+    const stJohns = await overview(org, {
+      starts_after: '2026-06-01T00:00:00Z',
+      ends_before: '2026-06-01T03:00:00Z',
+      granularity: 'hour',
+      timezone: 'America/St_Johns',
+    });
     expect(stJohns.body.buckets.map((b: { bucket: string }) => b.bucket)).toEqual([
       '2026-05-31T21:00:00.000-02:30',
       '2026-05-31T22:00:00.000-02:30',
@@ -86,14 +112,23 @@ describe('GET /v1/usage/overview', () => {
     await call(org, '2026-05-05T10:10:00Z', [60]);
     const inside = await overview(org, { starts_after: '2026-05-05T10:07:00Z', ends_before: '2026-05-05T10:11:00Z', granularity: 'hour' });
     expect(inside.body.summary).toEqual({ total_minutes: 1, total_rooms: 1, total_participants: 1 });
-    const both = await overview(org, { starts_after: '2026-05-05T10:05:00Z', ends_before: '2026-05-05T10:10:00.001Z', granularity: 'hour' });
+    const both = await overview(org, {
+      starts_after: '2026-05-05T10:05:00Z',
+      ends_before: '2026-05-05T10:10:00.001Z',
+      granularity: 'hour',
+    });
     expect(both.body.summary.total_rooms).toBe(2);
     expect(both.body.timezone).toBe('UTC');
   });
 
   it('has a weekly point for each local week touched by 90 days (14 from a Thursday), each on a local Monday midnight, and 2160 hourly points', async () => {
     const org = await createOrganization(h.t);
-    const weekly = await overview(org, { starts_after: '2026-01-01T00:00:00+01:00', ends_before: '2026-04-01T00:00:00+02:00', granularity: 'week', timezone: 'Europe/Berlin' });
+    const weekly = await overview(org, {
+      starts_after: '2026-01-01T00:00:00+01:00',
+      ends_before: '2026-04-01T00:00:00+02:00',
+      granularity: 'week',
+      timezone: 'Europe/Berlin',
+    });
     expect(weekly.status).toBe(200);
     expect(weekly.body.buckets).toHaveLength(14);
     for (const { bucket } of weekly.body.buckets as { bucket: string }[]) {
@@ -120,10 +155,22 @@ describe('GET /v1/usage/overview', () => {
     [{ starts_after: 'yesterday', ends_before: '2026-01-02T00:00:00Z' }, [['query.starts_after', 'datetime_parsing']]],
     [{ starts_after: '2026-01-02T00:00:00Z', ends_before: '2026-01-02T00:00:00Z' }, [['query.ends_before', 'greater_than']]],
     [{ starts_after: '2026-01-01T00:00:00Z', ends_before: '2026-04-01T00:00:00.001Z' }, [['query.ends_before', 'window_too_long']]],
-    [{ starts_after: '2026-01-01T00:00:00Z', ends_before: '2026-01-02T00:00:00Z', timezone: '+05:30' }, [['query.timezone', 'zoneinfo_str']]],
-    [{ starts_after: '2026-01-01T00:00:00Z', ends_before: '2026-01-02T00:00:00Z', timezone: 'Mars/Olympus' }, [['query.timezone', 'zoneinfo_str']]],
+    [
+      { starts_after: '2026-01-01T00:00:00Z', ends_before: '2026-01-02T00:00:00Z', timezone: '+05:30' },
+      [['query.timezone', 'zoneinfo_str']],
+    ],
+    [
+      { starts_after: '2026-01-01T00:00:00Z', ends_before: '2026-01-02T00:00:00Z', timezone: 'Mars/Olympus' },
+      [['query.timezone', 'zoneinfo_str']],
+    ],
     [{ starts_after: '2026-01-01T00:00:00Z', ends_before: '2026-01-02T00:00:00Z', granularity: 'minute' }, [['query.granularity', 'enum']]],
-    [{}, [['query.starts_after', 'missing'], ['query.ends_before', 'missing']]],
+    [
+      {},
+      [
+        ['query.starts_after', 'missing'],
+        ['query.ends_before', 'missing'],
+      ],
+    ],
   ])('answers %j with 422 listing every violated parameter', async (query, expected) => {
     const org = await createOrganization(h.t);
     const res = await overview(org, query as Record<string, string>);
@@ -134,7 +181,11 @@ describe('GET /v1/usage/overview', () => {
 
   it('accepts exactly 90 calendar days across a DST change', async () => {
     const org = await createOrganization(h.t);
-    const res = await overview(org, { starts_after: '2026-01-01T00:00:00+01:00', ends_before: '2026-04-01T00:00:00+02:00', timezone: 'Europe/Berlin' });
+    const res = await overview(org, {
+      starts_after: '2026-01-01T00:00:00+01:00',
+      ends_before: '2026-04-01T00:00:00+02:00',
+      timezone: 'Europe/Berlin',
+    });
     expect(res.status).toBe(200);
     expect(res.body.buckets).toHaveLength(90);
   });

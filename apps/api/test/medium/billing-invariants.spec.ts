@@ -14,15 +14,28 @@ const ROOMS = 2;
 const PEOPLE = 4;
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ type: fc.constant('join' as const), room: fc.nat(ROOMS - 1), person: fc.nat(PEOPLE), dt: fc.nat(400) }) },
-  { weight: 4, arbitrary: fc.record({ type: fc.constant('leave' as const), room: fc.nat(ROOMS - 1), person: fc.nat(PEOPLE), dt: fc.nat(400) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ type: fc.constant('join' as const), room: fc.nat(ROOMS - 1), person: fc.nat(PEOPLE), dt: fc.nat(400) }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({ type: fc.constant('leave' as const), room: fc.nat(ROOMS - 1), person: fc.nat(PEOPLE), dt: fc.nat(400) }),
+  },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('end' as const), room: fc.nat(ROOMS - 1), dt: fc.nat(400) }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('grant' as const), cents: fc.integer({ min: 1, max: 5000 }) }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constant('purchase' as const), cents: fc.integer({ min: 500, max: 5000 }), paid: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ type: fc.constant('purchase' as const), cents: fc.integer({ min: 500, max: 5000 }), paid: fc.boolean() }),
+  },
 );
 
 /** Delivery: each event may be sent twice, and neighbours may be swapped (late delivery). */
-const delivery = fc.record({ ops: fc.array(op, { minLength: 4, maxLength: 24 }), duplicate: fc.array(fc.boolean(), { minLength: 48, maxLength: 48 }), swap: fc.array(fc.boolean(), { minLength: 48, maxLength: 48 }) });
+const delivery = fc.record({
+  ops: fc.array(op, { minLength: 4, maxLength: 24 }),
+  duplicate: fc.array(fc.boolean(), { minLength: 48, maxLength: 48 }),
+  swap: fc.array(fc.boolean(), { minLength: 48, maxLength: 48 }),
+});
 
 describe('billing invariants under random joins, leaves, reconnects, room ends, purchases and grants', () => {
   let h: FullHarness;
@@ -74,7 +87,11 @@ describe('billing invariants under random joins, leaves, reconnects, room ends, 
           event = events.participantJoined(room.livekitName, { identity, sid, kind, joinedAt: String(eventAt) }, { createdAt: eventAt });
         } else if (o.type === 'leave' && open) {
           room.open.delete(o.person);
-          event = events.participantLeft(room.livekitName, { identity, sid: open.sid, kind, joinedAt: String(open.joinedAt) }, { createdAt: eventAt });
+          event = events.participantLeft(
+            room.livekitName,
+            { identity, sid: open.sid, kind, joinedAt: String(open.joinedAt) },
+            { createdAt: eventAt },
+          );
         }
       }
       if (event) {
@@ -83,7 +100,8 @@ describe('billing invariants under random joins, leaves, reconnects, room ends, 
       }
     }
     // deliver: some neighbours swapped, some events twice
-    for (let i = 0; i + 1 < outgoing.length; i++) if (swap[i % swap.length]) [outgoing[i], outgoing[i + 1]] = [outgoing[i + 1], outgoing[i]];
+    for (let i = 0; i + 1 < outgoing.length; i++)
+      if (swap[i % swap.length]) [outgoing[i], outgoing[i + 1]] = [outgoing[i + 1], outgoing[i]];
     for (const [i, send] of outgoing.entries()) {
       await send();
       if (duplicate[i % duplicate.length]) await send();
@@ -100,9 +118,10 @@ describe('billing invariants under random joins, leaves, reconnects, room ends, 
         const { rooms, sids, paidSessions } = await run(org, input);
 
         const credit = (await h.t.http().get('/v1/billing/credit').set(org.auth)).body.credit_cents as number;
-        const [{ sum }] = (await h.t.db.query(`SELECT coalesce(sum(delta_cents), 0)::bigint AS sum FROM ledger_entries WHERE organization_id = $1`, [
-          org.organizationId,
-        ])) as { sum: number }[];
+        const [{ sum }] = (await h.t.db.query(
+          `SELECT coalesce(sum(delta_cents), 0)::bigint AS sum FROM ledger_entries WHERE organization_id = $1`,
+          [org.organizationId],
+        )) as { sum: number }[];
         let historySum = 0;
         let offset: number | null = 0;
         while (offset !== null) {
@@ -121,7 +140,13 @@ describe('billing invariants under random joins, leaves, reconnects, room ends, 
           const detail = (await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth)).body as {
             total_connection_minutes: number;
             total_charged_cents: number;
-            participants: { participant_kind: string; joined_at: string; left_at: string | null; connection_minutes: number | null; charged_cents: number | null }[];
+            participants: {
+              participant_kind: string;
+              joined_at: string;
+              left_at: string | null;
+              connection_minutes: number | null;
+              charged_cents: number | null;
+            }[];
           };
           connections += detail.participants.length;
           const ended = detail.participants.filter((p) => p.left_at !== null);
@@ -139,9 +164,10 @@ describe('billing invariants under random joins, leaves, reconnects, room ends, 
           }
         }
         expect(connections).toBe(sids);
-        const [{ purchases }] = (await h.t.db.query(`SELECT count(*)::int AS purchases FROM ledger_entries WHERE organization_id = $1 AND kind = 'purchase'`, [
-          org.organizationId,
-        ])) as { purchases: number }[];
+        const [{ purchases }] = (await h.t.db.query(
+          `SELECT count(*)::int AS purchases FROM ledger_entries WHERE organization_id = $1 AND kind = 'purchase'`,
+          [org.organizationId],
+        )) as { purchases: number }[];
         expect(purchases).toBe(paidSessions.size);
       }),
       { numRuns: 12, endOnFailure: true },

@@ -55,7 +55,9 @@ describe('a worker killed in the middle of applying an event', () => {
   async function waitForBlockedWorker(): Promise<void> {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const { rows } = await blocker.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+      const { rows } = await blocker.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+      );
       if ((rows[0] as { n: number }).n > 0) return;
       if (Date.now() > deadline) throw new Error('no worker ever blocked');
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -91,7 +93,9 @@ describe('a worker killed in the middle of applying an event', () => {
         charged_cents: number;
       }[];
       expect(rows).toEqual([{ connection_minutes: 3, charged_cents: 9 }]);
-      const [{ n }] = (await h.t.db.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE room_id = $1`, [room.id])) as { n: number }[];
+      const [{ n }] = (await h.t.db.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE room_id = $1`, [room.id])) as {
+        n: number;
+      }[];
       expect(n).toBe(1);
       const credit = await h.t.http().get('/v1/billing/credit').set(org.auth);
       expect(credit.body.credit_cents).toBe(10_000 - 9);
@@ -115,9 +119,10 @@ describe('a worker killed in the middle of applying an event', () => {
       await settled(h, 30_000);
       const credit = await h.t.http().get('/v1/billing/credit').set(org.auth);
       expect(credit.body.credit_cents).toBe(10_000 + 2500);
-      const [{ n }] = (await h.t.db.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE organization_id = $1 AND kind = 'purchase'`, [
-        org.organizationId,
-      ])) as { n: number }[];
+      const [{ n }] = (await h.t.db.query(
+        `SELECT count(*)::int AS n FROM ledger_entries WHERE organization_id = $1 AND kind = 'purchase'`,
+        [org.organizationId],
+      )) as { n: number }[];
       expect(n).toBe(1);
     } finally {
       worker.kill('SIGKILL');

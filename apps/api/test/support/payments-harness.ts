@@ -11,7 +11,12 @@ export interface FullHarness extends RoomsHarness {
 /** The app wired to both doubles: LiveKit and Stripe. */
 export async function startFullHarness(env: Record<string, string> = {}): Promise<FullHarness> {
   const stripe = await startStripeDouble();
-  const h = await startRoomsHarness({ STRIPE_SECRET_KEY: 'sk_test_doubles', STRIPE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, STRIPE_API_URL: stripe.url, ...env });
+  const h = await startRoomsHarness({
+    STRIPE_SECRET_KEY: 'sk_test_doubles',
+    STRIPE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
+    STRIPE_API_URL: stripe.url,
+    ...env,
+  });
   return {
     ...h,
     stripe,
@@ -23,7 +28,12 @@ export async function startFullHarness(env: Record<string, string> = {}): Promis
 }
 
 /** Starts a checkout through the API and completes it in the double; returns the event Stripe would send. */
-export async function checkoutAndPay(h: FullHarness, org: TestOrganization, cents: number, paid = true): Promise<Stripe.CheckoutSessionCompletedEvent> {
+export async function checkoutAndPay(
+  h: FullHarness,
+  org: TestOrganization,
+  cents: number,
+  paid = true,
+): Promise<Stripe.CheckoutSessionCompletedEvent> {
   const res = await h.t.http().post('/v1/billing/checkout').set(org.auth).send({ amount_cents: cents });
   if (res.status !== 201) throw new Error(`checkout failed: ${res.status} ${JSON.stringify(res.body)}`);
   return completeSession(h.stripe, res.body.checkout_id as string, { paid });

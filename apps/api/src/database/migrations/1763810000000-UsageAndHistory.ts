@@ -16,14 +16,20 @@ export class UsageAndHistory1763810000000 implements MigrationInterface {
         PRIMARY KEY (organization_id, slot)
       )`);
     await q.query(`CREATE INDEX rooms_organization_started ON rooms (organization_id, started_at) WHERE started_at IS NOT NULL`);
-    await q.query(`CREATE INDEX rooms_billed_newest ON rooms (organization_id, started_at DESC, (id::text) DESC) WHERE total_charged_cents > 0`);
+    await q.query(
+      `CREATE INDEX rooms_billed_newest ON rooms (organization_id, started_at DESC, (id::text) DESC) WHERE total_charged_cents > 0`,
+    );
     await q.query(`DROP INDEX ledger_entries_credit_lines`);
-    await q.query(`CREATE INDEX ledger_entries_credit_lines ON ledger_entries (organization_id, occurred_at DESC, (id::text) DESC) WHERE kind <> 'charge'`);
+    await q.query(
+      `CREATE INDEX ledger_entries_credit_lines ON ledger_entries (organization_id, occurred_at DESC, (id::text) DESC) WHERE kind <> 'charge'`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP INDEX ledger_entries_credit_lines`);
-    await q.query(`CREATE INDEX ledger_entries_credit_lines ON ledger_entries (organization_id, occurred_at DESC, id DESC) WHERE kind <> 'charge'`);
+    await q.query(
+      `CREATE INDEX ledger_entries_credit_lines ON ledger_entries (organization_id, occurred_at DESC, id DESC) WHERE kind <> 'charge'`,
+    );
     await q.query(`DROP INDEX rooms_billed_newest`);
     await q.query(`DROP INDEX rooms_organization_started`);
     await q.query(`DROP TABLE usage_slots`);

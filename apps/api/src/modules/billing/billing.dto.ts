@@ -57,10 +57,12 @@ export class RoomUsageView {
 }
 
 export class HistoryLineView {
-  @ApiProperty({ description: '`room_usage` for a call; any other kind is a credit line (purchase, grant, refund, adjustment)' }) kind!: string;
+  @ApiProperty({ description: '`room_usage` for a call; any other kind is a credit line (purchase, grant, refund, adjustment)' })
+  kind!: string;
   @ApiProperty({ format: 'date-time' }) occurred_at!: Date;
   @ApiProperty({ type: 'integer', description: 'negative for spend, positive for credit' }) delta_cents!: number;
   @ApiProperty() currency!: string;
-  @ApiPropertyOptional({ type: RoomUsageView, nullable: true, description: 'room_usage lines with expand room or participants' }) room?: RoomUsageView | null;
+  @ApiPropertyOptional({ type: RoomUsageView, nullable: true, description: 'room_usage lines with expand room or participants' })
+  room?: RoomUsageView | null;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'credit lines only' }) provider_reference?: string | null;
 }

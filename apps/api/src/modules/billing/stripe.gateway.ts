@@ -29,7 +29,11 @@ export class StripeGateway {
       maxNetworkRetries: 2,
       timeout: 10_000,
       ...(endpoint
-        ? { host: endpoint.hostname, port: endpoint.port || (endpoint.protocol === 'https:' ? 443 : 80), protocol: endpoint.protocol === 'https:' ? 'https' : 'http' }
+        ? {
+            host: endpoint.hostname,
+            port: endpoint.port || (endpoint.protocol === 'https:' ? 443 : 80),
+            protocol: endpoint.protocol === 'https:' ? 'https' : 'http',
+          }
         : {}),
     });
   }
@@ -39,7 +43,16 @@ export class StripeGateway {
     try {
       const session = await client.checkout.sessions.create({
         mode: 'payment',
-        line_items: [{ quantity: 1, price_data: { currency: request.currency, unit_amount: request.amountCents, product_data: { name: 'Prepaid translation credit' } } }],
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: request.currency,
+              unit_amount: request.amountCents,
+              product_data: { name: 'Prepaid translation credit' },
+            },
+          },
+        ],
         client_reference_id: request.organizationId,
         metadata: { organization_id: request.organizationId, amount_cents: String(request.amountCents) },
         success_url: request.successUrl,

@@ -19,7 +19,6 @@ interface InviteRow {
   streaming_mode: 'mono' | 'dual' | null;
 }
 
-
 @Injectable()
 export class InvitesService {
   constructor(

@@ -28,7 +28,8 @@ export class UsageRollup {
       [roomId],
     )) as { organization_id: string; started_at: Date; minutes: number; participants: number }[];
     const whole: Delta = { minutes: room.minutes, sessions: 1, participants: room.participants };
-    if (previous) await this.add(tx, room.organization_id, previous, negate({ ...whole, participants: whole.participants - joinedParticipants }));
+    if (previous)
+      await this.add(tx, room.organization_id, previous, negate({ ...whole, participants: whole.participants - joinedParticipants }));
     await this.add(tx, room.organization_id, room.started_at, whole);
   }
 

@@ -2,16 +2,27 @@ import { DEFAULT_GRANULARITY, DEFAULT_TIMEZONE, GRANULARITIES, parseUsageWindow 
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class UsageOverviewQueryDto {
-  @ApiProperty({ format: 'date-time', description: 'window start, inclusive; must carry a UTC offset', example: '2026-03-01T00:00:00+01:00' })
+  @ApiProperty({
+    format: 'date-time',
+    description: 'window start, inclusive; must carry a UTC offset',
+    example: '2026-03-01T00:00:00+01:00',
+  })
   starts_after?: unknown;
 
-  @ApiProperty({ format: 'date-time', description: 'window end, exclusive; must carry a UTC offset; at most 90 calendar days after the start' })
+  @ApiProperty({
+    format: 'date-time',
+    description: 'window end, exclusive; must carry a UTC offset; at most 90 calendar days after the start',
+  })
   ends_before?: unknown;
 
   @ApiPropertyOptional({ enum: GRANULARITIES, default: DEFAULT_GRANULARITY })
   granularity?: unknown;
 
-  @ApiPropertyOptional({ default: DEFAULT_TIMEZONE, description: 'IANA zone name; fixed offsets are not accepted', example: 'Europe/Berlin' })
+  @ApiPropertyOptional({
+    default: DEFAULT_TIMEZONE,
+    description: 'IANA zone name; fixed offsets are not accepted',
+    example: 'Europe/Berlin',
+  })
   timezone?: unknown;
 
   static moreIssues(instance: UsageOverviewQueryDto) {

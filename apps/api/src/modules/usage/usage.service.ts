@@ -24,7 +24,8 @@ export class UsageService {
 
   async overview(actor: Actor, query: UsageOverviewQueryDto): Promise<UsageOverviewView> {
     const parsed = parseUsageWindow(toWindowInput(query));
-    if (!parsed.ok) throw new RequestValidationError(parsed.error.map((i) => ({ ...i, loc: ['query', ...i.loc], ctx: { ...(i.ctx ?? {}) } })));
+    if (!parsed.ok)
+      throw new RequestValidationError(parsed.error.map((i) => ({ ...i, loc: ['query', ...i.loc], ctx: { ...(i.ctx ?? {}) } })));
     const window = parsed.value;
     const samples = await this.samples(actor.organizationId, window);
     const starts = bucketStartTimes(window.startsAfter, window.endsBefore, window.granularity, window.timezone);
