@@ -1,0 +1,74 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { Client } from 'pg';
+import { ConfigError, loadConfig } from '../../src/config/app-config';
+
+const ROOT = path.resolve(__dirname, '../../../..');
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/translation_rooms');
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.livekit).toEqual({ url: 'ws://127.0.0.1:7880', apiUrl: 'http://127.0.0.1:7880', apiKey: 'devkey', apiSecret: 'secret' });
+    expect(config.credit).toEqual({ currency: 'usd', minTopupCents: 500, maxTopupCents: 100000 });
+    expect(config.rates).toEqual({ participantCentsPerMinute: 3, translatorCentsPerMinute: 6 });
+    expect(config.stripe.secretKey).toBeNull();
+  });
+
+  it('derives the LiveKit API address from a wss URL', () => {
+    expect(loadConfig({ LIVEKIT_URL: 'wss://rtc.example.com' }).livekit.apiUrl).toBe('https://rtc.example.com');
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
+    [{ MIN_TOPUP_CENTS: '900', MAX_TOPUP_CENTS: '800' }, 'MAX_TOPUP_CENTS'],
+    [{ CREDIT_CURRENCY: 'dollars' }, 'CREDIT_CURRENCY'],
+    [{ RATE_TRANSLATOR_CENTS_PER_MINUTE: '-1' }, 'RATE_TRANSLATOR_CENTS_PER_MINUTE'],
+    [{ STRIPE_API_URL: 'ftp://stripe' }, 'STRIPE_API_URL'],
+    [{ NODE_ENV: 'production' }, 'INVITE_SIGNING_SECRET'],
+    [{ NODE_ENV: 'production', INVITE_SIGNING_SECRET: 's' }, 'API_KEY_PEPPER'],
+    [{ RUN_QUEUE_WORKERS: 'maybe' }, 'RUN_QUEUE_WORKERS'],
+  ])('refuses %j naming %s', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`^${name}`));
+  });
+
+  it('stops the API at start with one line naming the bad variable', () => {
+    const result = spawnSync(process.execPath, ['-r', '@swc-node/register', 'apps/api/src/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: 'eighty' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual(['Invalid configuration: PORT must be a whole number, got "eighty"']);
+  }, 60_000);
+
+  it('refuses to start on a database with pending migrations', async () => {
+    const base = new URL(process.env.TEST_DATABASE_BASE_URL ?? '');
+    const name = `trk_test_${process.env.TEST_RUN_ID ?? 'x'}_unmigrated`;
+    base.pathname = '/postgres';
+    const admin = new Client({ connectionString: base.toString() });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE "${name}"`);
+    try {
+      base.pathname = `/${name}`;
+      const result = spawnSync(process.execPath, ['-r', '@swc-node/register', 'apps/api/src/main.ts'], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: base.toString(), PORT: '0' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain('pending migrations');
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.end();
+    }
+  }, 60_000);
+});
