@@ -148,6 +148,7 @@ export function HttpUrlRule(options: { minLength: number; maxLength: number; opt
         validator: {
           validate: (value: unknown) =>
             typeof value === 'string' && isURL(value, { protocols: ['http', 'https'], require_protocol: true, require_tld: false }),
+          defaultMessage: () => 'not an absolute http(s) URL',
         },
       },
       issue({ type: 'url_parsing', msg: 'Input should be a valid absolute http(s) URL', rank: 3 }),

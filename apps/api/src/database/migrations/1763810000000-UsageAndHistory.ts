@@ -21,7 +21,7 @@ export class UsageAndHistory1763810000000 implements MigrationInterface {
     );
     await q.query(`DROP INDEX ledger_entries_credit_lines`);
     await q.query(
-      `CREATE INDEX ledger_entries_credit_lines ON ledger_entries (organization_id, occurred_at DESC, (id::text) DESC) WHERE kind <> 'charge'`,
+      `CREATE INDEX ledger_entries_credit_lines ON ledger_entries (organization_id, occurred_at DESC, (lpad(id::text, 20, '0')) DESC) WHERE kind <> 'charge'`,
     );
   }
 

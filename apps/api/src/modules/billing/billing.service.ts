@@ -37,7 +37,9 @@ export class BillingService {
   ) {}
 
   async credit(actor: Actor): Promise<CreditView> {
-    const [account] = (await this.dataSource.query(`SELECT balance_cents FROM credit_accounts WHERE organization_id = $1`, [actor.organizationId])) as {
+    const [account] = (await this.dataSource.query(`SELECT balance_cents FROM credit_accounts WHERE organization_id = $1`, [
+      actor.organizationId,
+    ])) as {
       balance_cents: number;
     }[];
     const { credit, rates } = this.config;
@@ -56,7 +58,10 @@ export class BillingService {
   async checkout(actor: Actor, dto: CheckoutDto): Promise<CheckoutView> {
     const { minTopupCents, maxTopupCents, currency } = this.config.credit;
     if (dto.amount_cents < minTopupCents || dto.amount_cents > maxTopupCents) {
-      throw new ApiError(400, `amount_cents must be between ${minTopupCents} and ${maxTopupCents} (see GET /v1/billing/credit), got ${dto.amount_cents}.`);
+      throw new ApiError(
+        400,
+        `amount_cents must be between ${minTopupCents} and ${maxTopupCents} (see GET /v1/billing/credit), got ${dto.amount_cents}.`,
+      );
     }
     const successUrl = dto.success_url ?? this.config.checkout.successUrl ?? `http://127.0.0.1:${this.config.port}/checkout/success`;
     const cancelUrl = dto.cancel_url ?? this.config.checkout.cancelUrl ?? `http://127.0.0.1:${this.config.port}/checkout/cancel`;
@@ -74,18 +79,19 @@ export class BillingService {
   async history(actor: Actor, query: HistoryQueryDto): Promise<Page<HistoryLineView>> {
     const rows: LineRow[] = await this.dataSource.query(
       `SELECT kind, occurred_at, delta_cents, currency, provider_reference, room_id FROM (
-         (SELECT e.kind, e.occurred_at, e.delta_cents, e.currency, e.provider_reference, NULL::uuid AS room_id, e.id::text AS line_key
+         (SELECT e.kind, e.occurred_at, e.delta_cents, e.currency, e.provider_reference, NULL::uuid AS room_id, lpad(e.id::text, 20, '0') AS line_key
             FROM ledger_entries e WHERE e.organization_id = $1 AND e.kind <> 'charge'
-           ORDER BY e.occurred_at DESC, e.id::text DESC LIMIT $2 + $3)
+           ORDER BY e.occurred_at DESC, lpad(e.id::text, 20, '0') DESC LIMIT $2::int + $3::int)
          UNION ALL
          (SELECT 'room_usage', r.started_at, -r.total_charged_cents, $4, NULL, r.id, r.id::text
             FROM rooms r WHERE r.organization_id = $1 AND r.total_charged_cents > 0
-           ORDER BY r.started_at DESC, r.id::text DESC LIMIT $2 + $3)
+           ORDER BY r.started_at DESC, r.id::text DESC LIMIT $2::int + $3::int)
        ) lines ORDER BY occurred_at DESC, line_key DESC LIMIT $2 OFFSET $3`,
       [actor.organizationId, query.limit + 1, query.offset, this.config.credit.currency],
     );
     const page = toPage(rows, query);
-    const rooms = query.expand === 'none' ? new Map<string, RoomUsageView>() : await this.roomUsage(actor, page.items, query.expand === 'participants');
+    const rooms =
+      query.expand === 'none' ? new Map<string, RoomUsageView>() : await this.roomUsage(actor, page.items, query.expand === 'participants');
     return { ...page, items: page.items.map((row) => this.line(row, rooms, query.expand !== 'none')) };
   }
 
