@@ -13,6 +13,7 @@ export async function createApp(config: AppConfig): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bufferLogs: true,
     rawBody: true, // webhook signatures are checked over the exact bytes received
+    bodyParser: false, // registered below, once, with our limits
   });
   app.useLogger(app.get(Logger));
   app.useBodyParser('json', { limit: '1mb' });

@@ -5,7 +5,10 @@ import type { AppConfig } from '../../config/app-config';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Structured JSON logs; every line carries the request id, which is echoed in X-Request-Id. */
+/**
+ * Structured JSON logs. Lines written during a request carry `req.id`, the request id that is also
+ * echoed in X-Request-Id (pino-http binds the request to the logger of its context).
+ */
 export function requestLogging(config: AppConfig): Params {
   return {
     pinoHttp: {
@@ -16,7 +19,6 @@ export function requestLogging(config: AppConfig): Params {
         response.setHeader('X-Request-Id', id);
         return id;
       },
-      customProps: (request: IncomingMessage) => ({ requestId: request.id }),
       redact: {
         paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["stripe-signature"]', 'res.headers["set-cookie"]'],
         censor: '[redacted]',
