@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import type { Actor } from './actor';
@@ -19,6 +21,11 @@ interface KeyRow {
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+const AUTH_QUERY = `SELECT k.id AS api_key_id, k.last_used_at, u.organization_id, u.id AS user_id, u.email,
+       u.first_name, u.last_name, u.image_url, u.created_at AS user_created_at
+  FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
+ WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+
 @Injectable()
 export class ApiKeyAuthenticator {
   private readonly logger = new Logger(ApiKeyAuthenticator.name);
@@ -31,13 +38,8 @@ export class ApiKeyAuthenticator {
   /** One indexed lookup by the keyed hash; null for an unknown or revoked key. */
   async authenticate(secret: string): Promise<Actor | null> {
     const hash = hashApiKeySecret(secret, this.config.apiKeyPepper);
-    const rows: KeyRow[] = await this.dataSource.query(
-      `SELECT k.id AS api_key_id, k.last_used_at, u.organization_id, u.id AS user_id, u.email,
-              u.first_name, u.last_name, u.image_url, u.created_at AS user_created_at
-         FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
-      [hash],
-    );
+    // Every authenticated request runs this: a named (prepared) statement straight on the pool.
+    const { rows } = await this.pool().query<KeyRow>({ name: 'authenticate_api_key', text: AUTH_QUERY, values: [hash] });
     const row = rows[0];
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
@@ -53,6 +55,10 @@ export class ApiKeyAuthenticator {
       userCreatedAt: row.user_created_at,
       apiKeyId: row.api_key_id,
     };
+  }
+
+  private pool(): Pool {
+    return (this.dataSource.driver as PostgresDriver).master as Pool;
   }
 
   /** At most one write a minute per key; the condition keeps concurrent requests from all writing. */
