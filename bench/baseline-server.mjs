@@ -30,10 +30,9 @@ class BaselineController {
   }
 
   async me() {
-    const { rows } = await this.pool.query(
-      'SELECT id, email, first_name, last_name, image_url, created_at FROM users WHERE id = $1',
-      [userId],
-    );
+    const { rows } = await this.pool.query('SELECT id, email, first_name, last_name, image_url, created_at FROM users WHERE id = $1', [
+      userId,
+    ]);
     return rows[0];
   }
 }
@@ -45,7 +44,11 @@ for (const [method, route] of [
   ['me', 'baseline/users/me'],
 ]) {
   const descriptor = Object.getOwnPropertyDescriptor(BaselineController.prototype, method);
-  Object.defineProperty(BaselineController.prototype, method, Reflect.decorate([Get(route)], BaselineController.prototype, method, descriptor));
+  Object.defineProperty(
+    BaselineController.prototype,
+    method,
+    Reflect.decorate([Get(route)], BaselineController.prototype, method, descriptor),
+  );
 }
 const DecoratedController = Reflect.decorate([Controller()], BaselineController);
 
@@ -57,8 +60,7 @@ const DecoratedModule = Reflect.decorate(
       providers: [
         {
           provide: PG_POOL,
-          useFactory: () =>
-            new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 20) }),
+          useFactory: () => new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 20) }),
         },
       ],
     }),

@@ -2,26 +2,31 @@
 // A benchmark, not a test: a missed target is reported in the table, the exit code stays 0 (1 only when the
 // harness itself fails). See docs/performance.md.
 //
-// Env: BENCH_DURATION (seconds per measurement, default 10), BENCH_WARMUP (seconds, default 2),
-//      BENCH_CONNECTIONS (default 50), BENCH_SKIP_BUILD=1 (use the existing dist/), BENCH_ONLY (substring of
-//      scenario names to run), DATABASE_URL (server to create the bench database on; its own database is not
-//      touched), REDIS_URL, DATABASE_POOL_SIZE (API and baseline pool size, default 20).
+// Env: BENCH_DURATION   seconds measured per server and scenario (default 10)
+//      BENCH_WARMUP     seconds of discarded warm-up per server and scenario (default 2)
+//      BENCH_ROUNDS     alternating API/baseline rounds the duration is split into (default 2)
+//      BENCH_CONNECTIONS  autocannon connections (default 50)
+//      BENCH_SKIP_BUILD=1  use the existing dist/ instead of running `npm run build`
+//      BENCH_ONLY       run only the scenarios whose name contains this
+//      BENCH_SCENARIOS  another module exporting SCENARIOS (default bench/scenarios.mjs)
+//      DATABASE_URL     server on which the bench database is created (its own database is not touched)
+//      REDIS_URL, DATABASE_POOL_SIZE (API and baseline pool size, default 20)
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensurePostgres, ensureRedis } from '../scripts/services.mjs';
-import { SCENARIOS } from './scenarios.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist/apps/api/apps/api/src');
 const DURATION = positive('BENCH_DURATION', 10);
 const WARMUP = positive('BENCH_WARMUP', 2, true);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 50);
+const ROUNDS = Math.round(positive('BENCH_ROUNDS', 2));
 const POOL_SIZE = String(positive('DATABASE_POOL_SIZE', 20));
 const DEFAULT_BASELINE = { method: 'GET', path: '/baseline/users/me' };
 
@@ -50,7 +55,11 @@ function run(command, args, env = process.env) {
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolve(stdout);
-      else reject(new Error(`${[command, ...args].join(' ')} exited with ${code}\n${stdout}${stderr}`.trimEnd()));
+      else {
+        const output = `${stdout}${stderr}`.trimEnd();
+        const tail = output.length > 4000 ? `…${output.slice(-4000)}` : output;
+        reject(new Error(`${[command, ...args].join(' ')} exited with ${code}\n${tail}`));
+      }
     });
   });
 }
@@ -146,29 +155,57 @@ function makeFetchJson(baseUrl, apiKey) {
   };
 }
 
-/** autocannon run; the figures come from the measured run only, after a discarded warm-up. */
-async function measure(baseUrl, options, expectStatus) {
-  const base = {
-    url: new URL(options.path, baseUrl).toString(),
-    method: options.method,
-    headers: options.headers,
-    body: options.body,
-    connections: CONNECTIONS,
-  };
-  if (WARMUP > 0) await autocannon({ ...base, duration: WARMUP });
-  const result = await autocannon({ ...base, duration: DURATION });
-  let wrongStatus = 0;
-  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) {
-    if (Number(code) !== expectStatus) wrongStatus += count;
+function autocannonRun(target, seconds) {
+  return autocannon({ ...target, connections: CONNECTIONS, duration: seconds });
+}
+
+function target(baseUrl, options) {
+  return { url: new URL(options.path, baseUrl).toString(), method: options.method, headers: options.headers, body: options.body };
+}
+
+/**
+ * Measures the API and the baseline in ROUNDS alternating runs of DURATION/ROUNDS seconds each (after one discarded
+ * warm-up run per server), so that drift in the machine's load hits both sides alike. req/s is requests over time
+ * summed over the rounds; p50/p99 are the request-weighted means of the rounds' percentiles.
+ */
+async function measurePair(api, baseline) {
+  const seconds = DURATION / ROUNDS;
+  if (WARMUP > 0) {
+    await autocannonRun(baseline.target, WARMUP);
+    await autocannonRun(api.target, WARMUP);
   }
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    total: result.requests.total,
-    errors: result.errors + result.timeouts + wrongStatus,
-    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count])),
-  };
+  const rounds = { api: [], baseline: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    // alternate which side goes first, so neither always follows the other
+    const order = round % 2 === 0 ? ['baseline', 'api'] : ['api', 'baseline'];
+    for (const side of order) {
+      const spec = side === 'api' ? api : baseline;
+      rounds[side].push({ result: await autocannonRun(spec.target, seconds), expect: spec.expect });
+    }
+  }
+  return { api: summarize(rounds.api), baseline: summarize(rounds.baseline) };
+}
+
+function summarize(rounds) {
+  let total = 0;
+  let seconds = 0;
+  let p50 = 0;
+  let p99 = 0;
+  let errors = 0;
+  const statusCodes = {};
+  for (const { result, expect } of rounds) {
+    const count = result.requests.total;
+    total += count;
+    seconds += result.duration;
+    p50 += result.latency.p50 * count;
+    p99 += result.latency.p99 * count;
+    errors += result.errors + result.timeouts;
+    for (const [code, { count: n }] of Object.entries(result.statusCodeStats ?? {})) {
+      statusCodes[code] = (statusCodes[code] ?? 0) + n;
+      if (Number(code) !== expect) errors += n;
+    }
+  }
+  return { rps: total / seconds, p50: p50 / (total || 1), p99: p99 / (total || 1), total, errors, statusCodes };
 }
 
 // ---------------------------------------------------------------------------------------------- table
@@ -215,6 +252,10 @@ function formatTable(rows) {
 // ---------------------------------------------------------------------------------------------- main
 
 async function main() {
+  const scenarioModule = process.env.BENCH_SCENARIOS
+    ? pathToFileURL(path.resolve(process.env.BENCH_SCENARIOS)).href
+    : new URL('./scenarios.mjs', import.meta.url).href;
+  const { SCENARIOS } = await import(scenarioModule);
   const scenarios = SCENARIOS.filter((s) => !process.env.BENCH_ONLY || s.name.includes(process.env.BENCH_ONLY));
   if (scenarios.length === 0) throw new Error(`No scenario matches BENCH_ONLY="${process.env.BENCH_ONLY}"`);
 
@@ -229,7 +270,10 @@ async function main() {
   const cleanups = [];
   const cleanup = async () => {
     for (const child of [...children]) await stopChild(child).catch(() => undefined);
-    while (cleanups.length) await cleanups.pop()().catch((error) => log(`cleanup: ${error.message}`));
+    while (cleanups.length)
+      await cleanups
+        .pop()()
+        .catch((error) => log(`cleanup: ${error.message}`));
   };
   for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, () => {
@@ -281,7 +325,18 @@ async function main() {
     await run(process.execPath, [path.join(DIST, 'database/migrate.js')], env);
     const created = await run(
       process.execPath,
-      [path.join(DIST, 'cli/main.js'), 'org:create', '--name', 'Bench Org', '--email', 'bench@example.com', '--first-name', 'Bench', '--last-name', 'User'],
+      [
+        path.join(DIST, 'cli/main.js'),
+        'org:create',
+        '--name',
+        'Bench Org',
+        '--email',
+        'bench@example.com',
+        '--first-name',
+        'Bench',
+        '--last-name',
+        'User',
+      ],
       env,
     );
     const { organization_id: organizationId, user_id: userId, api_key: apiKey } = JSON.parse(created.trim().split('\n').pop());
@@ -298,7 +353,9 @@ async function main() {
     const baseUrl = `http://127.0.0.1:${apiPort}`;
     const baselineUrl = `http://127.0.0.1:${baselinePort}`;
     await Promise.all([waitUntilLive(api, `${baseUrl}/health/live`), waitUntilLive(baseline, `${baselineUrl}/health/live`)]);
-    log(`API on ${baseUrl}, baseline on ${baselineUrl}; ${DURATION}s per run after ${WARMUP}s warm-up, ${CONNECTIONS} connections`);
+    log(
+      `API on ${baseUrl}, baseline on ${baselineUrl}; ${DURATION}s each in ${ROUNDS} rounds after ${WARMUP}s warm-up, ${CONNECTIONS} connections`,
+    );
 
     const dbPool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
     cleanups.push(() => dbPool.end());
@@ -313,7 +370,6 @@ async function main() {
       query: async (sql, params) => (await dbPool.query(sql, params)).rows,
     };
 
-    const baselines = new Map();
     const rows = [];
     for (const scenario of scenarios) {
       const row = { scenario };
@@ -330,15 +386,15 @@ async function main() {
         await makeFetchJson(baseUrl, apiKey)(options.path, { ...options, auth: false, expect: expectStatus });
 
         const baselineSpec = requestOptions({ ...DEFAULT_BASELINE, ...(scenario.baseline ?? {}), auth: false }, null);
-        const key = JSON.stringify(baselineSpec);
-        if (!baselines.has(key)) {
-          await makeFetchJson(baselineUrl, null)(baselineSpec.path, { ...baselineSpec, auth: false, expect: 200 });
-          log(`measuring baseline ${baselineSpec.method} ${baselineSpec.path}`);
-          baselines.set(key, await measure(baselineUrl, baselineSpec, 200));
-        }
-        row.baseline = baselines.get(key);
-        log(`measuring ${scenario.name}`);
-        row.api = await measure(baseUrl, options, expectStatus);
+        await makeFetchJson(baselineUrl, null)(baselineSpec.path, { ...baselineSpec, auth: false, expect: 200 });
+        log(`measuring ${scenario.name} against baseline ${baselineSpec.method} ${baselineSpec.path}`);
+        Object.assign(
+          row,
+          await measurePair(
+            { target: target(baseUrl, options), expect: expectStatus },
+            { target: target(baselineUrl, baselineSpec), expect: 200 },
+          ),
+        );
         row.ratio = row.api.rps / row.baseline.rps;
         if (row.api.errors > 0) log(`${scenario.name}: ${row.api.errors} errors, status codes ${JSON.stringify(row.api.statusCodes)}`);
       } catch (error) {
@@ -353,7 +409,7 @@ async function main() {
     const cpus = os.cpus();
     process.stdout.write(
       `\n${new Date().toISOString()}  node ${process.version}  ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}  ` +
-        `${DURATION}s per run (warm-up ${WARMUP}s), ${CONNECTIONS} connections, pool ${POOL_SIZE}\n\n${formatTable(rows)}\n\n`,
+        `${DURATION}s per side in ${ROUNDS} alternating rounds (warm-up ${WARMUP}s), ${CONNECTIONS} connections, pool ${POOL_SIZE}\n\n${formatTable(rows)}\n\n`,
     );
     return rows.some((row) => row.error) ? 1 : 0;
   } finally {

@@ -15,8 +15,8 @@
 //             query(sql, params) runs SQL on the bench database (for data the API cannot create)
 //   expect    status the request must answer with (default 200): checked once before the run, and any other
 //             status during the run is counted as an error
-//   baseline  request on the baseline server (default { method: 'GET', path: '/baseline/users/me' });
-//             scenarios with the same baseline share one measurement
+//   baseline  request on the baseline server (default { method: 'GET', path: '/baseline/users/me' }); it is
+//             measured in rounds alternating with the scenario's, so both see the same machine load
 //   target    { ratio } = minimum of (API req/s ÷ baseline req/s); optionally { maxP99Ms } as well
 //
 // Later scenarios (rooms/token, invites, webhooks, billing) are added here; the harness needs no change.

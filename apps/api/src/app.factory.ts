@@ -1,21 +1,23 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { createRootLogger, JsonLogger, requestLogging } from './common/logging/request-logging';
 import { InputValidationPipe } from './common/validation/validation.pipe';
 import type { AppConfig } from './config/app-config';
+import type { DestinationStream } from 'pino';
 import { mountOpenApi } from './openapi';
 
 /** Builds the configured application; main.ts and the tests share it. */
-export async function createApp(config: AppConfig): Promise<INestApplication> {
+export async function createApp(config: AppConfig, logDestination?: DestinationStream): Promise<INestApplication> {
+  const logger = createRootLogger(config, logDestination);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    bufferLogs: true,
+    logger: new JsonLogger(logger),
     rawBody: true, // webhook signatures are checked over the exact bytes received
     bodyParser: false, // registered below, once, with our limits
   });
-  app.useLogger(app.get(Logger));
+  app.use(requestLogging(logger));
   app.useBodyParser('json', { limit: '1mb' });
   // LiveKit posts its webhooks as application/webhook+json; keep them as text for the signature check.
   app.useBodyParser('text', { type: 'application/webhook+json', limit: '1mb' });

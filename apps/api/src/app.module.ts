@@ -1,7 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { LoggerModule } from 'nestjs-pino';
-import { requestLogging } from './common/logging/request-logging';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { dataSourceOptions } from './database/data-source';
@@ -25,7 +23,6 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        LoggerModule.forRoot(requestLogging(config)),
         TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl)),
         QueueModule,
         AuthModule,

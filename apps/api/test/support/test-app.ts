@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import request from 'supertest';
+import type { DestinationStream } from 'pino';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
@@ -17,7 +18,7 @@ export interface TestApp {
 }
 
 /** The real application on its own cloned database and its own BullMQ prefix. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, logDestination?: DestinationStream): Promise<TestApp> {
   const databaseUrl = await createTestDatabase();
   const config = loadConfig({
     ...process.env,
@@ -27,7 +28,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...env,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, logDestination);
   await app.init();
   const server = app.getHttpServer() as Server;
   const db = app.get(DataSource);

@@ -81,6 +81,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (!answer) {
       this.logger.error({ err: error, path: request.path, requestId: request.id }, 'Unhandled error');
       answer = { status: 500, body: { detail: 'Internal server error.' } };
+    } else if (answer.status >= 500) {
+      this.logger.warn(
+        { requestId: request.id, path: request.path, status: answer.status, detail: answer.body.detail },
+        'Answered with a server error',
+      );
     }
     if (response.headersSent) return;
     for (const [name, value] of Object.entries(answer.headers ?? {})) response.setHeader(name, value);

@@ -1,35 +1,87 @@
+import type { LoggerService } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Params } from 'nestjs-pino';
+import pino, { type Logger } from 'pino';
 import type { AppConfig } from '../../config/app-config';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/**
- * Structured JSON logs. Lines written during a request carry `req.id`, the request id that is also
- * echoed in X-Request-Id (pino-http binds the request to the logger of its context).
- */
-export function requestLogging(config: AppConfig): Params {
-  return {
-    pinoHttp: {
+declare module 'express-serve-static-core' {
+  interface Request {
+    id?: string;
+  }
+}
+
+export function createRootLogger(config: AppConfig, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
       level: config.logLevel,
-      genReqId: (request: IncomingMessage, response: ServerResponse) => {
-        const incoming = request.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-        response.setHeader('X-Request-Id', id);
-        return id;
-      },
-      redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["stripe-signature"]', 'res.headers["set-cookie"]'],
-        censor: '[redacted]',
-      },
-      serializers: {
-        req: (req: { id: unknown; method: string; url: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: req.url.replace(/\/v1\/invites\/[^/?]+/, '/v1/invites/[code]'),
-        }),
-      },
+      base: { service: 'api' },
+      redact: { paths: ['authorization', 'headers.authorization', 'headers.cookie', 'headers["stripe-signature"]'], censor: '[redacted]' },
     },
+    destination ?? pino.destination(1),
+  );
+}
+
+/** Invite codes are credentials: they never reach a log line. */
+function loggableUrl(url: string): string {
+  return url.replace(/\/v1\/invites\/[^/?]+/, '/v1/invites/[code]');
+}
+
+/**
+ * Gives every request an id (a safe incoming X-Request-Id, or a new UUID), echoes it in
+ * X-Request-Id, and writes one JSON line per request carrying it. No async context is kept per
+ * request: it costs every promise of the request, and the lines that need the id (this one and the
+ * error filter's) have the request at hand.
+ */
+export function requestLogging(logger: Logger) {
+  return (request: Request, response: Response, next: NextFunction): void => {
+    const incoming = request.headers['x-request-id'];
+    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    request.id = id;
+    response.setHeader('X-Request-Id', id);
+    if (logger.isLevelEnabled('info')) {
+      const started = process.hrtime.bigint();
+      response.once('finish', () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        logger.info(
+          { requestId: id, method: request.method, url: loggableUrl(request.originalUrl), status: response.statusCode, ms },
+          'request',
+        );
+      });
+    }
+    next();
   };
+}
+
+/**
+ * Nest's own log lines (boot, workers, errors) as JSON through the same logger. Nest passes the
+ * logger's context last; `logger.warn({ ...fields }, 'message')` puts the message in between.
+ */
+export class JsonLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, ...params: unknown[]): void {
+    this.write('info', message, params);
+  }
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
+  }
+
+  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace', message: unknown, params: unknown[]): void {
+    if (!this.logger.isLevelEnabled(level)) return;
+    const context = params.length > 0 && typeof params[params.length - 1] === 'string' ? (params[params.length - 1] as string) : undefined;
+    const text = params.slice(0, context === undefined ? params.length : -1).find((p): p is string => typeof p === 'string');
+    if (typeof message === 'object' && message !== null) this.logger[level]({ context, ...(message as object) }, text);
+    else this.logger[level]({ context }, String(message));
+  }
 }
