@@ -214,6 +214,7 @@ function describeTarget(target = {}) {
   const parts = [];
   if (target.ratio !== undefined) parts.push(`ratio ≥ ${target.ratio}`);
   if (target.maxP99Ms !== undefined) parts.push(`p99 ≤ ${target.maxP99Ms} ms`);
+  if (target.maxP50Ratio !== undefined) parts.push(`p50 ≤ ${target.maxP50Ratio} × baseline p50`);
   return parts.join(', ') || '—';
 }
 
@@ -224,6 +225,7 @@ function verdict(row) {
   if (row.api.errors > 0 || row.baseline.errors > 0) reasons.push('errors');
   if (target.ratio !== undefined && row.ratio < target.ratio) reasons.push('ratio');
   if (target.maxP99Ms !== undefined && row.api.p99 > target.maxP99Ms) reasons.push('p99');
+  if (target.maxP50Ratio !== undefined && row.api.p50 > target.maxP50Ratio * row.baseline.p50) reasons.push('p50');
   return reasons.length ? `FAIL (${reasons.join(', ')})` : 'pass';
 }
 
@@ -322,6 +324,15 @@ async function main() {
       API_KEY_PEPPER: randomBytes(32).toString('hex'),
       LOG_LEVEL: 'warn',
     };
+    // No LiveKit server can be reached here: the API talks to the protocol double of the tests.
+    const livekit = startChild('LiveKit double', ['-r', '@swc-node/register', 'bench/livekit-double-server.ts'], env);
+    env.LIVEKIT_API_URL = await new Promise((resolve, reject) => {
+      livekit.stdout.on('data', (chunk) => {
+        const match = /LIVEKIT_DOUBLE_URL=(\S+)/.exec(String(chunk));
+        if (match) resolve(match[1]);
+      });
+      livekit.exited.then(() => reject(new Error(`LiveKit double exited:\n${livekit.output()}`)));
+    });
     await run(process.execPath, [path.join(DIST, 'database/migrate.js')], env);
     const created = await run(
       process.execPath,
@@ -341,6 +352,7 @@ async function main() {
     );
     const { organization_id: organizationId, user_id: userId, api_key: apiKey } = JSON.parse(created.trim().split('\n').pop());
     if (!apiKey || !userId) throw new Error(`org:create printed no api_key/user_id: ${created}`);
+    await run(process.execPath, [path.join(DIST, 'cli/main.js'), 'credit:grant', '--org', organizationId, '--cents', '100000000'], env);
 
     const apiPort = await freePort();
     const api = startChild('API', [path.join(DIST, 'main.js')], { ...env, PORT: String(apiPort) });
@@ -406,10 +418,23 @@ async function main() {
       }
     }
 
+    log('measuring LiveKit webhooks end to end');
+    const webhooks = JSON.parse(
+      (await run(process.execPath, ['-r', '@swc-node/register', 'bench/webhooks.ts', baseUrl, apiKey, databaseUrl, organizationId], env))
+        .trim()
+        .split('\n')
+        .pop(),
+    );
     const cpus = os.cpus();
     process.stdout.write(
       `\n${new Date().toISOString()}  node ${process.version}  ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}  ` +
         `${DURATION}s per side in ${ROUNDS} alternating rounds (warm-up ${WARMUP}s), ${CONNECTIONS} connections, pool ${POOL_SIZE}\n\n${formatTable(rows)}\n\n`,
+    );
+    const webhookPass = webhooks.appliedPerSecond >= 1000 && webhooks.lost === 0 && webhooks.doubled === 0 && webhooks.rejected === 0;
+    process.stdout.write(
+      `| webhooks | events | accepted/s | applied end to end/s | lost | doubled | target | pass/fail |\n` +
+        `|---|--:|--:|--:|--:|--:|---|---|\n` +
+        `| signed LiveKit webhooks | ${webhooks.events} | ${webhooks.acceptedPerSecond} | ${webhooks.appliedPerSecond} | ${webhooks.lost} | ${webhooks.doubled} | ≥ 1000/s, 0 lost, 0 doubled | ${webhookPass ? 'pass' : 'FAIL'} |\n\n`,
     );
     return rows.some((row) => row.error) ? 1 : 0;
   } finally {

@@ -17,17 +17,97 @@
 //             status during the run is counted as an error
 //   baseline  request on the baseline server (default { method: 'GET', path: '/baseline/users/me' }); it is
 //             measured in rounds alternating with the scenario's, so both see the same machine load
-//   target    { ratio } = minimum of (API req/s ÷ baseline req/s); optionally { maxP99Ms } as well
-//
-// Later scenarios (rooms/token, invites, webhooks, billing) are added here; the harness needs no change.
+//   target    { ratio } = minimum of (API req/s ÷ baseline req/s); { maxP99Ms }; { maxP50Ratio } = maximum of
+//             (API p50 ÷ baseline p50)
 
-/** @typedef {{ ratio?: number, maxP99Ms?: number }} Target */
+import { seedLargeOrganization } from './seed.mjs';
+
+/** @typedef {{ ratio?: number, maxP99Ms?: number, maxP50Ratio?: number }} Target */
+
+const SEED_ROOMS = Number(process.env.BENCH_SEED_ROOMS ?? 100_000);
+let seeded = null;
+
+/** The billing and usage rows read a large organization: 100,000 rooms and 1,000,000 connections. */
+async function seedOnce(ctx) {
+  if (!seeded) {
+    process.stderr.write(`bench: seeding ${SEED_ROOMS} rooms with 10 connections each\n`);
+    seeded = await seedLargeOrganization(ctx.databaseUrl, ctx.organizationId, { rooms: SEED_ROOMS, perRoom: 10 });
+    process.stderr.write(`bench: seeded ${seeded.rooms} rooms, ${seeded.connections} connections in ${seeded.seconds.toFixed(0)} s\n`);
+  }
+  return seeded;
+}
 
 export const SCENARIOS = [
   {
     name: 'GET /v1/users/me (API key)',
     method: 'GET',
     path: '/v1/users/me',
+    target: { ratio: 0.6 },
+  },
+  {
+    name: 'POST /v1/rooms/{room_name}/token',
+    method: 'POST',
+    expect: 201,
+    target: { ratio: 0.5 },
+    setup: async (ctx) => {
+      const room = await ctx.fetchJson('/v1/rooms', {
+        method: 'POST',
+        body: { room_name: 'bench-token-room', streaming_mode: 'dual' },
+        expect: 201,
+      });
+      return { path: `/v1/rooms/${room.body.room}/token`, body: { languages: ['en'] } };
+    },
+  },
+  {
+    name: 'GET /v1/invites/{invite_code}',
+    method: 'GET',
+    auth: false,
+    target: { ratio: 0.5 },
+    setup: async (ctx) => {
+      const room = await ctx.fetchJson('/v1/rooms', { method: 'POST', body: { room_name: 'bench-invite-room' }, expect: 201 });
+      const invite = await ctx.fetchJson(`/v1/rooms/${room.body.id}/invites`, {
+        method: 'POST',
+        body: { expires_in_seconds: 86400, max_uses: 100 },
+        expect: 201,
+      });
+      return { path: `/v1/invites/${invite.body.invite_code}` };
+    },
+  },
+  {
+    name: 'GET /v1/billing/history?expand=participants (offset 0, 100k rooms)',
+    method: 'GET',
+    target: { maxP50Ratio: 3 },
+    setup: async (ctx) => {
+      await seedOnce(ctx);
+      return { path: '/v1/billing/history?expand=participants' };
+    },
+  },
+  {
+    name: 'GET /v1/billing/history?expand=participants (offset 50,000)',
+    method: 'GET',
+    setup: async (ctx) => {
+      await seedOnce(ctx);
+      return { path: '/v1/billing/history?expand=participants&offset=50000' };
+    },
+  },
+  {
+    name: 'GET /v1/usage/overview (90 days, hourly)',
+    method: 'GET',
+    target: { maxP50Ratio: 5 },
+    setup: async (ctx) => {
+      await seedOnce(ctx);
+      const end = new Date();
+      end.setUTCMinutes(0, 0, 0);
+      const start = new Date(end.getTime() - 89 * 86_400_000);
+      return {
+        path: `/v1/usage/overview?starts_after=${start.toISOString()}&ends_before=${end.toISOString()}&granularity=hour&timezone=Europe/Berlin`,
+      };
+    },
+  },
+  {
+    name: 'GET /v1/billing/credit',
+    method: 'GET',
+    path: '/v1/billing/credit',
     target: { ratio: 0.6 },
   },
 ];

@@ -3,7 +3,11 @@
 // rollup, spread over the last 90 days. Used by `npm run bench` for the billing and usage rows.
 import pg from 'pg';
 
-export async function seedLargeOrganization(databaseUrl, organizationId, { rooms = 100_000, perRoom = 10, rates = { participant: 3, translator: 6 } } = {}) {
+export async function seedLargeOrganization(
+  databaseUrl,
+  organizationId,
+  { rooms = 100_000, perRoom = 10, rates = { participant: 3, translator: 6 } } = {},
+) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const started = Date.now();
@@ -31,7 +35,7 @@ export async function seedLargeOrganization(databaseUrl, organizationId, { rooms
               ceil(extract(epoch FROM r.ended_at - r.started_at) / 60)::int,
               ceil(extract(epoch FROM r.ended_at - r.started_at) / 60)::int * CASE WHEN k = 0 THEN $3::int ELSE $2::int END
          FROM rooms r CROSS JOIN generate_series(0, $4 - 1) k
-        WHERE r.organization_id = $1`,
+        WHERE r.organization_id = $1 AND r.name LIKE 'seed-%'`,
       [organizationId, rates.participant, rates.translator, perRoom],
     );
     await client.query(
@@ -65,7 +69,12 @@ export async function seedLargeOrganization(databaseUrl, organizationId, { rooms
     );
     await client.query('COMMIT');
     await client.query('ANALYZE');
-    const counts = (await client.query(`SELECT (SELECT count(*) FROM rooms WHERE organization_id = $1)::int AS rooms, (SELECT count(*) FROM connections WHERE organization_id = $1)::int AS connections`, [organizationId])).rows[0];
+    const counts = (
+      await client.query(
+        `SELECT (SELECT count(*) FROM rooms WHERE organization_id = $1)::int AS rooms, (SELECT count(*) FROM connections WHERE organization_id = $1)::int AS connections`,
+        [organizationId],
+      )
+    ).rows[0];
     return { ...counts, seconds: (Date.now() - started) / 1000 };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);

@@ -50,12 +50,24 @@ export class InvitesService {
     await this.dataSource.query(`DELETE FROM invites WHERE room_id = $1 AND organization_id = $2`, [roomId, actor.organizationId]);
   }
 
+  /** One query: the link, its room, and the languages the room holds right now. */
   async preview(code: string): Promise<InvitePreviewView> {
-    const invite = await this.find(this.dataSource.manager, code, false);
+    const hash = this.codes.verify(code);
+    if (!hash) throw ApiError.notFound(UNKNOWN);
+    const [invite] = (await this.dataSource.query(
+      `SELECT i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode,
+              (SELECT coalesce(array_agg(DISTINCT l), '{}') FROM (
+                 SELECT unnest(c.languages) AS l FROM connections c WHERE c.room_id = r.id AND c.left_at IS NULL AND c.languages IS NOT NULL
+                 UNION ALL
+                 SELECT unnest(t.languages) FROM room_tokens t WHERE t.room_id = r.id AND t.reserved_until > clock_timestamp()
+              ) held) AS held
+         FROM invites i JOIN rooms r ON r.id = i.room_id WHERE i.code_hash = $1`,
+      [hash],
+    )) as (Omit<InviteRow, 'id' | 'room_id'> & { held: string[] })[];
+    if (!invite) throw ApiError.notFound(UNKNOWN);
     assertInviteUsable(this.facts(invite));
-    const held = await this.tokens.heldLanguages(this.dataSource.manager, invite.room_id);
     return {
-      active_languages: inviteOffer(held),
+      active_languages: inviteOffer(invite.held),
       mode: invite.streaming_mode,
       languages_required: languagesRequired(invite.streaming_mode),
       room_status: invite.room_status,
@@ -66,16 +78,19 @@ export class InvitesService {
   async join(code: string, request: { languages: string[]; name?: string }): Promise<JoinTokenView> {
     const hash = this.codes.verify(code);
     if (!hash) throw ApiError.notFound(UNKNOWN);
-    return this.dataSource.transaction(async (tx) => {
+    const guest = { languages: request.languages, name: request.name, kind: 'guest' as const };
+    const admitted = await this.dataSource.transaction(async (tx) => {
       const found = await this.find(tx, code, false);
       const room = await this.lifecycle.lock(tx, { id: found.room_id });
       if (!room) throw ApiError.notFound(UNKNOWN);
       const invite = await this.find(tx, code, true);
       assertInviteUsable(this.facts(invite));
-      const token = await this.tokens.issueInLockedRoom(tx, room, { languages: request.languages, name: request.name, kind: 'guest' });
+      const admission = await this.tokens.admit(tx, room, guest);
       await tx.query(`UPDATE invites SET uses = uses + 1 WHERE id = $1`, [invite.id]);
-      return token;
+      return admission;
     });
+    if (!admitted) throw new Error('an exclusive admission is never deferred');
+    return this.tokens.sign(admitted, guest);
   }
 
   private async find(tx: EntityManager, code: string, lock: boolean): Promise<InviteRow> {
@@ -90,7 +105,7 @@ export class InvitesService {
     return invite;
   }
 
-  private facts(invite: InviteRow) {
+  private facts(invite: Pick<InviteRow, 'expires_at' | 'max_uses' | 'uses' | 'room_status'>) {
     return {
       expiresAt: invite.expires_at,
       maxUses: invite.max_uses,

@@ -1,4 +1,4 @@
-import { admitLanguages, decideModeForToken, type ParticipantKind } from '@app/domain';
+import { admitLanguages, decideModeForToken, type ParticipantKind, type StreamingMode } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -17,6 +17,12 @@ export interface JoinRequest {
   kind: Exclude<ParticipantKind, 'translator'>;
 }
 
+export interface Admission {
+  room: RoomRow;
+  identity: string;
+  mode: StreamingMode;
+}
+
 /** Languages of an issued token count as held for this long, until its participant connects. */
 export const LANGUAGE_RESERVATION_SECONDS = 120;
 const TOKEN_TTL_SECONDS = 6 * 3600;
@@ -30,24 +36,37 @@ export class JoinTokensService {
   ) {}
 
   async issueForMember(actor: Actor, roomName: string, request: Omit<JoinRequest, 'kind'>): Promise<JoinTokenView> {
+    const member: JoinRequest = { ...request, kind: 'member' };
+    // Most tokens change neither the mode nor the languages: those share the room's lock and run side
+    // by side. A token that might change either takes the exclusive lock.
+    const admitted =
+      (await this.admitMember(actor, roomName, member, 'FOR SHARE')) ?? (await this.admitMember(actor, roomName, member, 'FOR UPDATE'));
+    if (!admitted) throw new Error('an exclusive admission cannot be refused for contention');
+    return this.sign(admitted, member);
+  }
+
+  private admitMember(actor: Actor, roomName: string, request: JoinRequest, lock: 'FOR SHARE' | 'FOR UPDATE'): Promise<Admission | null> {
     return this.dataSource.transaction(async (tx) => {
       const [room] = (await tx.query(
-        `SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended' FOR UPDATE`,
+        `SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended' ${lock}`,
         [actor.organizationId, roomName],
       )) as RoomRow[];
       if (!room) throw ApiError.notFound(`No live room named "${roomName}".`);
-      return this.issueInLockedRoom(tx, room, { ...request, kind: 'member' });
+      return this.admit(tx, room, request, lock === 'FOR SHARE');
     });
   }
 
   /**
    * The mode and two-language rules, decided under the room's row lock so concurrent tokens can
-   * never disagree on the mode or bring a third language.
+   * never disagree on the mode or bring a third language. With only a shared lock, a request that
+   * would set the mode or add a language is not decided here (null): the caller retries exclusively.
    */
-  async issueInLockedRoom(tx: EntityManager, room: RoomRow, request: JoinRequest): Promise<JoinTokenView> {
+  async admit(tx: EntityManager, room: RoomRow, request: JoinRequest, sharedLock = false): Promise<Admission | null> {
     const decision = decideModeForToken(room.streaming_mode, request.languages.length);
     const identity = request.identity ?? `${request.kind}-${randomBytes(6).toString('hex')}`;
-    admitLanguages(await this.heldLanguages(tx, room.id, identity), request.languages);
+    const held = await this.heldLanguages(tx, room.id, identity);
+    if (sharedLock && (decision.changed || request.languages.some((code) => !held.includes(code)))) return null;
+    admitLanguages(held, request.languages);
     if (decision.changed) {
       await tx.query(`UPDATE rooms SET streaming_mode = $2 WHERE id = $1`, [room.id, decision.mode]);
       room.streaming_mode = decision.mode;
@@ -59,6 +78,11 @@ export class JoinTokensService {
          languages = EXCLUDED.languages, issued_at = clock_timestamp(), reserved_until = EXCLUDED.reserved_until`,
       [room.id, identity, request.kind, request.name ?? null, request.languages, LANGUAGE_RESERVATION_SECONDS],
     );
+    return { room, identity, mode: decision.mode };
+  }
+
+  /** Signs the LiveKit token once the admission is committed, outside any lock. */
+  async sign({ room, identity, mode }: Admission, request: JoinRequest): Promise<JoinTokenView> {
     const { token, expiresAt } = await this.livekit.joinToken({
       livekitRoom: room.livekit_name,
       identity,
@@ -72,7 +96,7 @@ export class JoinTokensService {
       room: room.name,
       identity,
       languages: request.languages,
-      streaming_mode: decision.mode,
+      streaming_mode: mode,
       expires_at: expiresAt,
     };
   }
