@@ -49,3 +49,58 @@ function nextStart(current: DateTime, granularity: Granularity): DateTime {
   // Half-hour DST shifts (Australia/Lord_Howe) can align back onto the current bucket; never stall.
   return aligned.toMillis() > current.toMillis() ? aligned : stepped;
 }
+
+/** A bucket start as an instant and the zone's UTC offset there, in minutes. */
+export interface BucketBoundary {
+  ms: number;
+  offsetMinutes: number;
+}
+
+const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
+
+/**
+ * bucketStartTimes without a DateTime per bucket: a 90-day hourly window has about 2,160 buckets
+ * and luxon spends milliseconds on each. Hours step in elapsed time and re-align to the local hour
+ * only where the zone's offset changes; days and weeks (at most ~100) use luxon's calendar.
+ */
+export function bucketBoundaries(startsAfter: Date, endsBefore: Date, granularity: Granularity, timezone: string): BucketBoundary[] {
+  if (granularity !== 'hour') {
+    return bucketStartTimes(startsAfter, endsBefore, granularity, timezone).map((start) => ({
+      ms: start.toMillis(),
+      offsetMinutes: start.offset,
+    }));
+  }
+  if (endsBefore.getTime() <= startsAfter.getTime()) return [];
+  const zone = ianaZone(timezone);
+  const last = alignedStart(DateTime.fromMillis(endsBefore.getTime() - 1, { zone }), 'hour').toMillis();
+  const out: BucketBoundary[] = [];
+  let ms = alignedStart(DateTime.fromJSDate(startsAfter, { zone }), 'hour').toMillis();
+  let offset = DateTime.fromMillis(ms, { zone }).offset;
+  while (ms <= last) {
+    // Offsets change at most a few times a year: look a day ahead, and walk hour by hour only
+    // through a day in which the offset changes.
+    const dayAhead = ms + 24 * HOUR_MS;
+    if (zone.offset(dayAhead) === offset) {
+      for (; ms < dayAhead && ms <= last; ms += HOUR_MS) out.push({ ms, offsetMinutes: offset });
+      continue;
+    }
+    // A day with a transition: walk it on luxon's calendar, exactly as bucketStartTimes does.
+    let current: DateTime = DateTime.fromMillis(ms, { zone });
+    while (current.toMillis() < dayAhead && current.toMillis() <= last) {
+      out.push({ ms: current.toMillis(), offsetMinutes: current.offset });
+      current = nextStart(current, 'hour');
+    }
+    ms = current.toMillis();
+    offset = current.offset;
+  }
+  return out;
+}
+
+/** formatBucketStart for a BucketBoundary, without luxon. */
+export function formatBoundary({ ms, offsetMinutes }: BucketBoundary): string {
+  const local = new Date(ms + offsetMinutes * MINUTE_MS).toISOString().slice(0, 23);
+  const abs = Math.abs(offsetMinutes);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${local}${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}

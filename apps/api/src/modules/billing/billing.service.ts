@@ -6,7 +6,6 @@ import { toPage, type Page } from '../../common/pagination/page';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import type { ParticipantUsageView } from '../rooms/room.dto';
-import { PARTICIPANT_COLUMNS } from '../rooms/room-queries';
 import type { CheckoutDto, CheckoutView, CreditView, HistoryLineView, HistoryQueryDto, RoomUsageView } from './billing.dto';
 import { StripeGateway } from './stripe.gateway';
 
@@ -20,6 +19,9 @@ interface LineRow {
 }
 
 type RoomRow = Omit<RoomUsageView, 'participants'>;
+
+/** A timestamptz as JavaScript's Date#toJSON writes it, so every endpoint shows times alike. */
+const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** Appends `session_id={CHECKOUT_SESSION_ID}` (Stripe fills in the placeholder; it must stay unencoded). */
 export function withSessionId(url: string): string {
@@ -111,12 +113,22 @@ export class BillingService {
     );
     const byRoom = new Map<string, RoomUsageView>(rooms.map((room) => [room.id, withParticipants ? { ...room, participants: [] } : room]));
     if (withParticipants) {
-      const participants: (ParticipantUsageView & { room_id: string })[] = await this.dataSource.query(
-        `SELECT c.room_id, ${PARTICIPANT_COLUMNS} FROM connections c
-          WHERE c.room_id = ANY($1) AND c.organization_id = $2 AND c.left_at IS NOT NULL ORDER BY c.room_id, c.joined_at, c.id`,
+      // A page can carry thousands of connections: Postgres writes their JSON, which is far cheaper
+      // than turning each row into JS objects and dates first.
+      const breakdowns: { room_id: string; participants: string }[] = await this.dataSource.query(
+        `SELECT c.room_id, json_agg(json_build_object(
+                  'id', c.id, 'participant_identity', c.identity, 'participant_kind', c.kind, 'languages', c.languages,
+                  'joined_at', ${ISO('c.joined_at')}, 'left_at', ${ISO('c.left_at')},
+                  'connection_minutes', c.connection_minutes, 'charged_cents', c.charged_cents) ORDER BY c.joined_at, c.id)::text AS participants
+           FROM connections c
+          WHERE c.room_id = ANY($1) AND c.organization_id = $2 AND c.left_at IS NOT NULL
+          GROUP BY c.room_id`,
         [ids, actor.organizationId],
       );
-      for (const { room_id, ...participant } of participants) byRoom.get(room_id)?.participants?.push(participant);
+      for (const { room_id, participants } of breakdowns) {
+        const room = byRoom.get(room_id);
+        if (room) room.participants = JSON.parse(participants) as ParticipantUsageView[];
+      }
     }
     return byRoom;
   }

@@ -1,4 +1,4 @@
-import { avgRoomMinutes, bucketStartTimes, formatBucketStart, parseUsageWindow, summarize, type UsageWindow } from '@app/domain';
+import { avgRoomMinutes, bucketBoundaries, formatBoundary, parseUsageWindow, summarize, type UsageWindow } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
@@ -28,8 +28,8 @@ export class UsageService {
       throw new RequestValidationError(parsed.error.map((i) => ({ ...i, loc: ['query', ...i.loc], ctx: { ...(i.ctx ?? {}) } })));
     const window = parsed.value;
     const samples = await this.samples(actor.organizationId, window);
-    const starts = bucketStartTimes(window.startsAfter, window.endsBefore, window.granularity, window.timezone);
-    const startMs = starts.map((start) => start.toMillis());
+    const starts = bucketBoundaries(window.startsAfter, window.endsBefore, window.granularity, window.timezone);
+    const startMs = starts.map((start) => start.ms);
     const totals = starts.map(() => ({ minutes: 0, sessions: 0, participants: 0 }));
     for (const sample of samples) {
       const total = totals[lastAtOrBefore(startMs, sample.at.getTime())];
@@ -45,7 +45,7 @@ export class UsageService {
       timezone: window.timezone,
       summary: { total_minutes: summary.totalMinutes, total_rooms: summary.totalRooms, total_participants: summary.totalParticipants },
       buckets: starts.map((start, i) => ({
-        bucket: formatBucketStart(start),
+        bucket: formatBoundary(start),
         minutes: totals[i].minutes,
         avg_room_minutes: avgRoomMinutes(totals[i].minutes, totals[i].sessions),
         sessions: totals[i].sessions,
