@@ -14,6 +14,7 @@ import { UsageModule } from './modules/usage/usage.module';
 import { LiveKitModule } from './modules/livekit/livekit.module';
 import { RoomsModule } from './modules/rooms/rooms.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
+import { TranslationStatsModule } from './modules/translation-stats/translation-stats.module';
 import { QueueModule } from './queue/queue.module';
 
 @Module({})
@@ -36,6 +37,7 @@ export class AppModule {
         WebhooksModule,
         BillingModule,
         UsageModule,
+        TranslationStatsModule,
       ],
     };
   }

@@ -13,5 +13,5 @@ export const QUEUES = {
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 /** The queues each app consumes; an app refuses to boot when one of its queues has no handler or two. */
-export const API_CONSUMED_QUEUES: readonly QueueName[] = [QUEUES.livekitEvents, QUEUES.stripeEvents];
+export const API_CONSUMED_QUEUES: readonly QueueName[] = [QUEUES.livekitEvents, QUEUES.stripeEvents, QUEUES.translatorEvents];
 export const AGENT_CONSUMED_QUEUES: readonly QueueName[] = [QUEUES.translatorPresence];

@@ -18,6 +18,7 @@ interface Harness {
 }
 
 let h: Harness;
+const running: Harness[] = [];
 
 async function start(options: { maxAttempts?: number; concurrency?: number } = {}): Promise<Harness> {
   const livekit = await startLiveKitDouble();
@@ -41,17 +42,19 @@ async function start(options: { maxAttempts?: number; concurrency?: number } = {
   });
   consumer.start();
   const queue = new Queue(QUEUES.translatorPresence, { connection: redis, prefix });
-  return { livekit, redis, queue, consumer, logs };
+  const started = { livekit, redis, queue, consumer, logs };
+  running.push(started);
+  return started;
 }
 
 afterEach(async () => {
-  if (!h) return;
-  await h.consumer.close();
-  await h.queue.obliterate({ force: true });
-  await h.queue.close();
-  await h.redis.quit();
-  await h.livekit.close();
-  h = null as unknown as Harness;
+  for (const started of running.splice(0)) {
+    await started.consumer.close();
+    await started.queue.obliterate({ force: true });
+    await started.queue.close();
+    await started.redis.quit();
+    await started.livekit.close();
+  }
 });
 
 function room() {

@@ -2,6 +2,13 @@ import { Foundation1763780000000 } from './1763780000000-Foundation';
 import { Rooms1763790000000 } from './1763790000000-Rooms';
 import { Ledger1763800000000 } from './1763800000000-Ledger';
 import { UsageAndHistory1763810000000 } from './1763810000000-UsageAndHistory';
+import { TranslationStats1763820000000 } from './1763820000000-TranslationStats';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
-export const MIGRATIONS = [Foundation1763780000000, Rooms1763790000000, Ledger1763800000000, UsageAndHistory1763810000000];
+export const MIGRATIONS = [
+  Foundation1763780000000,
+  Rooms1763790000000,
+  Ledger1763800000000,
+  UsageAndHistory1763810000000,
+  TranslationStats1763820000000,
+];

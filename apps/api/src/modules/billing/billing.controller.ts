@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Header, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
@@ -13,6 +13,7 @@ export class BillingController {
   constructor(private readonly billing: BillingService) {}
 
   @Get('history')
+  @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiPageResponse(HistoryLineView, 'Purchases and calls, newest first; the amounts of all lines sum to the balance')
   @ApiErrors(401)
   history(@CurrentActor() actor: Actor, @Query() query: HistoryQueryDto) {

@@ -23,6 +23,10 @@ type RoomRow = Omit<RoomUsageView, 'participants'>;
 /** A timestamptz as JavaScript's Date#toJSON writes it, so every endpoint shows times alike. */
 const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** Stands in for a room's breakdown until the page is serialized; no field of a history line can contain `@@`. */
+const BREAKDOWN_MARKER = /"@@breakdown:([0-9a-f-]{36})@@"/g;
+const breakdownMarker = (roomId: string) => `@@breakdown:${roomId}@@` as unknown as ParticipantUsageView[];
+
 /** Appends `session_id={CHECKOUT_SESSION_ID}` (Stripe fills in the placeholder; it must stay unencoded). */
 export function withSessionId(url: string): string {
   const [base, fragment] = url.split('#', 2);
@@ -78,7 +82,11 @@ export class BillingService {
   }
 
   /** Purchases and calls in one signed list, newest first; one line per call, never split across pages. */
-  async history(actor: Actor, query: HistoryQueryDto): Promise<Page<HistoryLineView>> {
+  /**
+   * The page as JSON text: participant breakdowns are spliced in as Postgres wrote them, never
+   * parsed and re-serialized (a page can carry thousands of connections).
+   */
+  async history(actor: Actor, query: HistoryQueryDto): Promise<string> {
     const rows: LineRow[] = await this.dataSource.query(
       `SELECT kind, occurred_at, delta_cents, currency, provider_reference, room_id FROM (
          (SELECT e.kind, e.occurred_at, e.delta_cents, e.currency, e.provider_reference, NULL::uuid AS room_id, lpad(e.id::text, 20, '0') AS line_key
@@ -92,9 +100,16 @@ export class BillingService {
       [actor.organizationId, query.limit + 1, query.offset, this.config.credit.currency],
     );
     const page = toPage(rows, query);
+    const breakdowns = new Map<string, string>();
     const rooms =
-      query.expand === 'none' ? new Map<string, RoomUsageView>() : await this.roomUsage(actor, page.items, query.expand === 'participants');
-    return { ...page, items: page.items.map((row) => this.line(row, rooms, query.expand !== 'none')) };
+      query.expand === 'none'
+        ? new Map<string, RoomUsageView>()
+        : await this.roomUsage(actor, page.items, query.expand === 'participants', breakdowns);
+    const json = JSON.stringify({
+      ...page,
+      items: page.items.map((row) => this.line(row, rooms, query.expand !== 'none')),
+    } satisfies Page<HistoryLineView>);
+    return json.replace(BREAKDOWN_MARKER, (_marker, roomId: string) => breakdowns.get(roomId) ?? '[]');
   }
 
   private line(row: LineRow, rooms: Map<string, RoomUsageView>, expand: boolean): HistoryLineView {
@@ -103,7 +118,12 @@ export class BillingService {
     return expand ? { ...base, room: rooms.get(row.room_id) ?? null } : base;
   }
 
-  private async roomUsage(actor: Actor, lines: LineRow[], withParticipants: boolean): Promise<Map<string, RoomUsageView>> {
+  private async roomUsage(
+    actor: Actor,
+    lines: LineRow[],
+    withParticipants: boolean,
+    breakdowns: Map<string, string>,
+  ): Promise<Map<string, RoomUsageView>> {
     const ids = lines.flatMap((line) => (line.room_id ? [line.room_id] : []));
     if (ids.length === 0) return new Map();
     const rooms: RoomRow[] = await this.dataSource.query(
@@ -111,11 +131,13 @@ export class BillingService {
          FROM rooms r WHERE r.id = ANY($1) AND r.organization_id = $2`,
       [ids, actor.organizationId],
     );
-    const byRoom = new Map<string, RoomUsageView>(rooms.map((room) => [room.id, withParticipants ? { ...room, participants: [] } : room]));
+    const byRoom = new Map<string, RoomUsageView>(
+      rooms.map((room) => [room.id, withParticipants ? { ...room, participants: breakdownMarker(room.id) } : room]),
+    );
     if (withParticipants) {
       // A page can carry thousands of connections: Postgres writes their JSON, which is far cheaper
       // than turning each row into JS objects and dates first.
-      const breakdowns: { room_id: string; participants: string }[] = await this.dataSource.query(
+      const rows: { room_id: string; participants: string }[] = await this.dataSource.query(
         `SELECT c.room_id, json_agg(json_build_object(
                   'id', c.id, 'participant_identity', c.identity, 'participant_kind', c.kind, 'languages', c.languages,
                   'joined_at', ${ISO('c.joined_at')}, 'left_at', ${ISO('c.left_at')},
@@ -125,10 +147,7 @@ export class BillingService {
           GROUP BY c.room_id`,
         [ids, actor.organizationId],
       );
-      for (const { room_id, participants } of breakdowns) {
-        const room = byRoom.get(room_id);
-        if (room) room.participants = JSON.parse(participants) as ParticipantUsageView[];
-      }
+      for (const { room_id, participants } of rows) breakdowns.set(room_id, participants);
     }
     return byRoom;
   }

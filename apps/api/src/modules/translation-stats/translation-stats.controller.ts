@@ -1,0 +1,22 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentActor, type Actor } from '../../common/auth/actor';
+import { ApiErrors } from '../../common/openapi/error-responses';
+import { RoomIdParams } from '../rooms/room.dto';
+import { TranslationStatsView } from './translation-stats.dto';
+import { TranslationStatsService } from './translation-stats.service';
+
+@ApiTags('rooms')
+@ApiBearerAuth()
+@Controller('v1/rooms')
+export class TranslationStatsController {
+  constructor(private readonly stats: TranslationStatsService) {}
+
+  @Get(':room_id/translation-stats')
+  @ApiOperation({ summary: 'Translator presence and per-direction latency (end of speech → first translated audio) of a room' })
+  @ApiOkResponse({ type: TranslationStatsView })
+  @ApiErrors(401, 404)
+  get(@CurrentActor() actor: Actor, @Param() params: RoomIdParams) {
+    return this.stats.forRoom(actor, params.room_id);
+  }
+}

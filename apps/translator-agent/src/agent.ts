@@ -1,0 +1,71 @@
+/**
+ * The LiveKit agent (`translator`): what runs in a job process once LiveKit assigns this worker a
+ * dispatch. Default export for agents-js, which imports this file by path (WorkerOptions.agent).
+ */
+import { AutoSubscribe, defineAgent, log, type JobContext } from '@livekit/agents';
+import { loadAgentConfig } from './config';
+import { TranslatorEventsReporter } from './events/translator-events';
+import { LatencyTracker } from './translation/latency-tracker';
+import { createSpeechProviders } from './translation/providers';
+import { RoomTranslator } from './translation/room-translator';
+
+export interface TranslatorJobMetadata {
+  roomId: string;
+  languages: [string, string];
+  mode: 'mono' | 'dual';
+}
+
+export function parseJobMetadata(metadata: string): TranslatorJobMetadata {
+  const parsed = JSON.parse(metadata) as Partial<TranslatorJobMetadata>;
+  const { roomId, languages, mode } = parsed;
+  if (typeof roomId !== 'string' || !Array.isArray(languages) || languages.length !== 2 || (mode !== 'mono' && mode !== 'dual')) {
+    throw new Error(`translator job metadata is not {roomId, languages[2], mode}: ${metadata}`);
+  }
+  return { roomId, languages: [String(languages[0]), String(languages[1])], mode };
+}
+
+export default defineAgent({
+  entry: async (ctx: JobContext) => {
+    const logger = log();
+    const loaded = loadAgentConfig(process.env);
+    if (!loaded.ok) throw new Error(loaded.problem);
+    const { config } = loaded;
+    const job = parseJobMetadata(ctx.job.metadata);
+    const reporter = new TranslatorEventsReporter(config.redisUrl, config.queuePrefix, {
+      id: ctx.job.id,
+      roomId: job.roomId,
+      livekitRoom: ctx.job.room?.name ?? '',
+    });
+    const latency = new LatencyTracker();
+    const translator = new RoomTranslator({
+      room: ctx.room,
+      mode: job.mode,
+      languages: job.languages,
+      providers: createSpeechProviders(config.pipeline),
+      latency,
+      onError: (error) => logger.error({ error, roomId: job.roomId }, 'translation pipeline error'),
+    });
+    translator.listen();
+    await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
+    await translator.publish();
+    await reporter.joined();
+    logger.info({ roomId: job.roomId, languages: job.languages, mode: job.mode }, 'translator joined');
+
+    const report = async () => {
+      const reports = latency.drain();
+      for (const r of reports) logger.info({ roomId: job.roomId, ...r }, 'translation latency');
+      await reporter.latency(reports);
+    };
+    const timer = setInterval(
+      () => void report().catch((error: unknown) => logger.warn({ error }, 'latency report failed')),
+      config.statsIntervalMs,
+    );
+    ctx.addShutdownCallback(async () => {
+      clearInterval(timer);
+      await translator.close();
+      await report().catch(() => undefined);
+      await reporter.left();
+      await reporter.close();
+    });
+  },
+});

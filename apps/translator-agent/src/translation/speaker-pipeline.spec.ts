@@ -1,0 +1,148 @@
+import { initializeLogger, tokenize, tts, voice } from '@livekit/agents';
+import type { AudioFrame } from '@livekit/rtc-node';
+import { LatencyTracker } from './latency-tracker';
+import {
+  SpeakerPipeline,
+  type SpeechProviders,
+  type TranscriptSegment,
+  type TranslationOutputs,
+  type TranslationSegment,
+} from './speaker-pipeline';
+import { endOfSpeech, final, interim, SAMPLE_RATE, ScriptedSTT, SilenceTTS, startOfSpeech } from '../../test/support/fakes';
+
+initializeLogger({ pretty: false, level: 'error' });
+
+interface Recorded {
+  transcripts: TranscriptSegment[];
+  translations: TranslationSegment[];
+  audio: Map<string, AudioFrame[]>;
+}
+
+function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: voice.testing.FakeLLMResponse[]) {
+  const stts: ScriptedSTT[] = [];
+  const synth = new SilenceTTS();
+  const providers: SpeechProviders = {
+    stt: (languages) => {
+      const engine = new ScriptedSTT(languages);
+      stts.push(engine);
+      return engine;
+    },
+    llm: new voice.testing.FakeLLM(responses),
+    tts: new tts.StreamAdapter(synth, new tokenize.basic.SentenceTokenizer()),
+  };
+  const recorded: Recorded = { transcripts: [], translations: [], audio: new Map() };
+  const outputs: TranslationOutputs = {
+    transcript: async (s) => void recorded.transcripts.push(s),
+    translation: async (s) => void recorded.translations.push(s),
+    captureAudio: async (target, frame) => void recorded.audio.set(target, [...(recorded.audio.get(target) ?? []), frame]),
+  };
+  let clock = 0;
+  const latency = new LatencyTracker();
+  const errors: unknown[] = [];
+  const pipeline = new SpeakerPipeline({
+    providers,
+    mode,
+    roomLanguages: ['de', 'en'],
+    speaker: { identity: 'ada', languages: speakerLanguages },
+    outputs,
+    latency,
+    now: () => (clock += 100),
+    onError: (error) => errors.push(error),
+  });
+  const running = pipeline.run();
+  const speech = stts[0]?.streams[0];
+  if (!speech) throw new Error('the pipeline opened no recognition stream');
+  return {
+    stts,
+    synth,
+    recorded,
+    latency,
+    errors,
+    say: (events: Parameters<typeof speech.say>[0]) => speech.say(events),
+    /** Closes the audio input once recognition delivered `finals` final transcripts, then waits for the speech. */
+    finish: async (finals = 1) => {
+      const deadline = Date.now() + 5000;
+      while (recorded.transcripts.filter((t) => t.final).length < finals && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      pipeline.close();
+      await running;
+    },
+  };
+}
+
+const seconds = (frames: AudioFrame[] | undefined) => (frames ?? []).reduce((sum, f) => sum + f.samplesPerChannel / f.sampleRate, 0);
+
+describe('SpeakerPipeline with deterministic local providers', () => {
+  it('dual: a German speaker is transcribed, translated into English and spoken on the English track', async () => {
+    const h = harness('dual', ['de'], [{ input: 'Guten Morgen.', content: 'Good morning.' }]);
+    expect(h.stts[0]?.languages).toEqual(['de']);
+    h.say([startOfSpeech, interim('Guten'), endOfSpeech, final('Guten Morgen.')]);
+    await h.finish();
+    expect(h.recorded.transcripts).toEqual([
+      { speakerIdentity: 'ada', segmentId: 'ada-1', language: null, text: 'Guten', final: false },
+      { speakerIdentity: 'ada', segmentId: 'ada-1', language: 'de', text: 'Guten Morgen.', final: true },
+    ]);
+    expect(h.recorded.translations).toEqual([
+      { speakerIdentity: 'ada', segmentId: 'ada-1', source: 'de', target: 'en', text: 'Good morning.' },
+    ]);
+    expect([...h.recorded.audio.keys()]).toEqual(['en']);
+    expect(seconds(h.recorded.audio.get('en'))).toBeCloseTo('Good morning.'.length / 100, 5);
+    expect(h.recorded.audio.get('en')?.[0]?.sampleRate).toBe(SAMPLE_RATE);
+    // End of speech at t=100, first translated audio at t=200 on the fake clock.
+    expect(h.latency.drain()).toEqual([{ direction: 'de>en', p50Ms: 100, p95Ms: 100, samples: 1, audioSeconds: 0.13 }]);
+    expect(h.errors).toEqual([]);
+  });
+
+  it('synthesis starts per sentence of the streamed translation, not per turn', async () => {
+    const h = harness(
+      'dual',
+      ['en'],
+      [{ input: 'Hello there. How are you today?', content: 'Hallo zusammen, schön euch alle zu sehen. Wie geht es euch heute Abend?' }],
+    );
+    h.say([endOfSpeech, final('Hello there. How are you today?')]);
+    await h.finish();
+    expect(h.synth.sentences).toEqual(['Hallo zusammen, schön euch alle zu sehen.', 'Wie geht es euch heute Abend?']);
+    expect([...h.recorded.audio.keys()]).toEqual(['de']);
+  });
+
+  it('mono: the detected language decides the direction of each utterance', async () => {
+    const h = harness(
+      'mono',
+      ['de', 'en'],
+      [
+        { input: 'Where is the station?', content: 'Wo ist der Bahnhof?' },
+        { input: 'Gleich um die Ecke.', content: 'Just around the corner.' },
+      ],
+    );
+    expect(h.stts[0]?.languages).toEqual(['de', 'en']);
+    h.say([endOfSpeech, final('Where is the station?', 'en-US'), endOfSpeech, final('Gleich um die Ecke.', 'de')]);
+    await h.finish(2);
+    expect(h.recorded.translations.map((t) => [t.source, t.target, t.text])).toEqual([
+      ['en', 'de', 'Wo ist der Bahnhof?'],
+      ['de', 'en', 'Just around the corner.'],
+    ]);
+    expect(h.latency.drain().map((r) => r.direction)).toEqual(['de>en', 'en>de']);
+  });
+
+  it('mono without a detected language: the model names the target and the audio goes to that track', async () => {
+    const h = harness('mono', ['de', 'en'], [{ input: 'Danke schön.', content: 'en|Thank you very much.' }]);
+    h.say([endOfSpeech, final('Danke schön.')]);
+    await h.finish();
+    expect(h.recorded.translations).toEqual([
+      { speakerIdentity: 'ada', segmentId: 'ada-1', source: 'de', target: 'en', text: 'Thank you very much.' },
+    ]);
+    expect([...h.recorded.audio.keys()]).toEqual(['en']);
+    expect(h.synth.sentences).toEqual(['Thank you very much.']);
+  });
+
+  it('a dual speaker outside the room pair is captioned but not translated', async () => {
+    const h = harness('dual', ['fr'], [{ input: 'Bonjour.', content: 'Hello.' }]);
+    h.say([endOfSpeech, final('Bonjour.')]);
+    await h.finish();
+    expect(h.recorded.transcripts).toHaveLength(1);
+    expect(h.recorded.translations).toEqual([]);
+    expect(h.recorded.audio.size).toBe(0);
+    expect(h.synth.sentences).toEqual([]);
+  });
+});

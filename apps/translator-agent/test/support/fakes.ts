@@ -1,0 +1,99 @@
+/**
+ * Deterministic local providers for pipeline tests only: recognition replays a script, synthesis
+ * turns each sentence into 10 ms of silence per character. The LLM is agents-js's own FakeLLM.
+ */
+import { stt, tts, type APIConnectOptions } from '@livekit/agents';
+import { AudioFrame } from '@livekit/rtc-node';
+
+export class ScriptedSpeechStream extends stt.SpeechStream {
+  label = 'scripted-stt';
+
+  say(events: stt.SpeechEvent[]): void {
+    for (const event of events) this.queue.put(event);
+  }
+
+  protected async run(): Promise<void> {
+    for await (const _frame of this.input) {
+      // Frames are accepted and ignored: what is "heard" comes from the script.
+    }
+  }
+}
+
+export class ScriptedSTT extends stt.STT {
+  label = 'scripted-stt';
+  readonly streams: ScriptedSpeechStream[] = [];
+
+  constructor(readonly languages: string[]) {
+    super({ streaming: true, interimResults: true });
+  }
+
+  protected async _recognize(): Promise<stt.SpeechEvent> {
+    throw new Error('ScriptedSTT only streams');
+  }
+
+  stream(): ScriptedSpeechStream {
+    const stream = new ScriptedSpeechStream(this);
+    this.streams.push(stream);
+    return stream;
+  }
+}
+
+export const SAMPLE_RATE = 24_000;
+
+class SilenceChunkedStream extends tts.ChunkedStream {
+  label = 'silence-tts';
+
+  constructor(
+    private readonly text: string,
+    engine: tts.TTS,
+    connOptions?: APIConnectOptions,
+  ) {
+    super(text, engine, connOptions);
+  }
+
+  protected async run(): Promise<void> {
+    const samples = (SAMPLE_RATE / 100) * this.text.length;
+    this.queue.put({
+      requestId: 'fake',
+      segmentId: 'fake',
+      frame: new AudioFrame(new Int16Array(samples), SAMPLE_RATE, 1, samples),
+      final: true,
+    });
+    this.queue.close();
+  }
+}
+
+export class SilenceTTS extends tts.TTS {
+  label = 'silence-tts';
+  readonly sentences: string[] = [];
+
+  constructor() {
+    super(SAMPLE_RATE, 1, { streaming: false });
+  }
+
+  synthesize(text: string, connOptions?: APIConnectOptions): tts.ChunkedStream {
+    this.sentences.push(text);
+    return new SilenceChunkedStream(text, this, connOptions);
+  }
+
+  stream(): tts.SynthesizeStream {
+    throw new Error('SilenceTTS is not streaming: wrap it in tts.StreamAdapter');
+  }
+}
+
+export function final(text: string, language = ''): stt.SpeechEvent {
+  return {
+    type: stt.SpeechEventType.FINAL_TRANSCRIPT,
+    alternatives: [{ text, language: language as stt.SpeechData['language'], startTime: 0, endTime: 0, confidence: 1 }],
+  };
+}
+
+export function interim(text: string, language = ''): stt.SpeechEvent {
+  return {
+    type: stt.SpeechEventType.INTERIM_TRANSCRIPT,
+    alternatives: [{ text, language: language as stt.SpeechData['language'], startTime: 0, endTime: 0, confidence: 0.5 }],
+  };
+}
+
+export const startOfSpeech: stt.SpeechEvent = { type: stt.SpeechEventType.START_OF_SPEECH };
+export const endOfSpeech: stt.SpeechEvent = { type: stt.SpeechEventType.END_OF_SPEECH };
