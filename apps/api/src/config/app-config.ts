@@ -5,7 +5,7 @@ export interface AppConfig {
   databaseUrl: string;
   redisUrl: string;
   queuePrefix: string;
-  queue: { runWorkers: boolean; lockDurationMs: number };
+  queue: { runWorkers: boolean; lockDurationMs: number; concurrency: number };
   livekit: { url: string; apiUrl: string; apiKey: string; apiSecret: string };
   stripe: { secretKey: string | null; webhookSecret: string | null; apiUrl: string | null };
   inviteSigningSecret: string;
@@ -96,7 +96,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/translation_rooms', ['postgres:', 'postgresql:']) as string,
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']) as string,
     queuePrefix: str(env, 'QUEUE_PREFIX', 'trk'),
-    queue: { runWorkers: bool(env, 'RUN_QUEUE_WORKERS', true), lockDurationMs: int(env, 'QUEUE_LOCK_DURATION_MS', 30_000, 500) },
+    queue: {
+      runWorkers: bool(env, 'RUN_QUEUE_WORKERS', true),
+      lockDurationMs: int(env, 'QUEUE_LOCK_DURATION_MS', 30_000, 500),
+      concurrency: int(env, 'QUEUE_CONCURRENCY', 16, 1, 256),
+    },
     livekit: {
       url: livekitUrl,
       apiUrl: url(env, 'LIVEKIT_API_URL', livekitApiDefault, ['http:', 'https:']) as string,

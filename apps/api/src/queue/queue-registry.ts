@@ -52,7 +52,7 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
     const worker = new Worker<T>(name, processor, {
       connection,
       prefix: this.config.queuePrefix,
-      concurrency: 8,
+      concurrency: this.config.queue.concurrency,
       // A worker that dies mid-job loses its lock after this long; the job then runs again elsewhere.
       lockDuration: this.config.queue.lockDurationMs,
       stalledInterval: this.config.queue.lockDurationMs,

@@ -5,7 +5,6 @@ import type { Actor } from '../../common/auth/actor';
 import { ApiError, INVITE_NOT_FOUND as UNKNOWN } from '../../common/errors/api-error';
 import { JoinTokensService } from '../rooms/join-tokens.service';
 import type { JoinTokenView } from '../rooms/join-token.dto';
-import { RoomLifecycle } from '../rooms/room-lifecycle';
 import { InviteCodes } from './invite-codes';
 import type { InvitePreviewView, MintedInviteView, MintInviteDto } from './invite.dto';
 
@@ -25,7 +24,6 @@ export class InvitesService {
     private readonly dataSource: DataSource,
     private readonly codes: InviteCodes,
     private readonly tokens: JoinTokensService,
-    private readonly lifecycle: RoomLifecycle,
   ) {}
 
   async mint(actor: Actor, roomId: string, dto: MintInviteDto): Promise<MintedInviteView> {
@@ -81,10 +79,10 @@ export class InvitesService {
     const guest = { languages: request.languages, name: request.name, kind: 'guest' as const };
     const admitted = await this.dataSource.transaction(async (tx) => {
       const found = await this.find(tx, code, false);
-      const room = await this.lifecycle.lock(tx, { id: found.room_id });
-      if (!room) throw ApiError.notFound(UNKNOWN);
+      const room = await this.tokens.lockAdmissions(tx, found.room_id, true);
       const invite = await this.find(tx, code, true);
       assertInviteUsable(this.facts(invite));
+      if (!room) throw new Error('a usable invite belongs to a live room');
       const admission = await this.tokens.admit(tx, room, guest);
       await tx.query(`UPDATE invites SET uses = uses + 1 WHERE id = $1`, [invite.id]);
       return admission;

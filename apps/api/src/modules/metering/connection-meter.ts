@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { Ledger } from '../billing/ledger';
 import { UsageRollup } from '../usage/usage-rollup';
 
-interface ClosedConnection {
+export interface OpenConnection {
   id: number;
   organization_id: string;
   room_id: string;
@@ -22,13 +22,23 @@ export class ConnectionMeter {
 
   /** Closes one open connection; a connection already closed is left as it is (idempotent). */
   async close(tx: EntityManager, connectionId: number, leftAt: Date): Promise<void> {
-    const rows = (await tx.query(
-      `UPDATE connections SET left_at = GREATEST($2::timestamptz, joined_at) WHERE id = $1 AND left_at IS NULL
-       RETURNING id, organization_id, room_id, joined_at, cents_per_minute`,
-      [connectionId, leftAt],
-    )) as [ClosedConnection[], number];
-    const closed = rows[0][0];
-    if (closed) await this.bill(tx, closed, leftAt);
+    const [connection] = (await tx.query(
+      `SELECT id, organization_id, room_id, joined_at, cents_per_minute FROM connections WHERE id = $1 AND left_at IS NULL`,
+      [connectionId],
+    )) as OpenConnection[];
+    if (connection) await this.closeOpen(tx, connection, leftAt);
+  }
+
+  /** Closes a connection known to be open, writing its minutes and charge with its end. */
+  async closeOpen(tx: EntityManager, connection: OpenConnection, leftAt: Date): Promise<void> {
+    const end = new Date(Math.max(leftAt.getTime(), connection.joined_at.getTime()));
+    const minutes = startedMinutes(connection.joined_at.getTime(), end.getTime());
+    const cents = chargeCents(minutes, connection.cents_per_minute);
+    const [updated] = (await tx.query(
+      `UPDATE connections SET left_at = $2, connection_minutes = $3, charged_cents = $4 WHERE id = $1 AND left_at IS NULL RETURNING id`,
+      [connection.id, end, minutes, cents],
+    )) as [unknown[], number];
+    if (updated.length > 0) await this.account(tx, connection, minutes, cents, leftAt);
   }
 
   /** Closes every open connection of a room at `at`. */
@@ -37,14 +47,17 @@ export class ConnectionMeter {
       `UPDATE connections SET left_at = GREATEST($2::timestamptz, joined_at) WHERE room_id = $1 AND left_at IS NULL
        RETURNING id, organization_id, room_id, joined_at, cents_per_minute`,
       [roomId, at],
-    )) as [ClosedConnection[], number];
-    for (const closed of rows[0]) await this.bill(tx, closed, at);
+    )) as [OpenConnection[], number];
+    for (const closed of rows[0]) {
+      const minutes = startedMinutes(closed.joined_at.getTime(), Math.max(at.getTime(), closed.joined_at.getTime()));
+      const cents = chargeCents(minutes, closed.cents_per_minute);
+      await tx.query(`UPDATE connections SET connection_minutes = $2, charged_cents = $3 WHERE id = $1`, [closed.id, minutes, cents]);
+      await this.account(tx, closed, minutes, cents, at);
+    }
   }
 
-  private async bill(tx: EntityManager, connection: ClosedConnection, leftAt: Date): Promise<void> {
-    const minutes = startedMinutes(connection.joined_at.getTime(), Math.max(leftAt.getTime(), connection.joined_at.getTime()));
-    const cents = chargeCents(minutes, connection.cents_per_minute);
-    await tx.query(`UPDATE connections SET connection_minutes = $2, charged_cents = $3 WHERE id = $1`, [connection.id, minutes, cents]);
+  /** The room's totals, the usage rollup and the ledger follow every ended connection. */
+  private async account(tx: EntityManager, connection: OpenConnection, minutes: number, cents: number, leftAt: Date): Promise<void> {
     await tx.query(
       `UPDATE rooms SET total_connection_minutes = total_connection_minutes + $2, total_charged_cents = total_charged_cents + $3 WHERE id = $1`,
       [connection.room_id, minutes, cents],

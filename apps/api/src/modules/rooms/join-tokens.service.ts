@@ -37,29 +37,41 @@ export class JoinTokensService {
 
   async issueForMember(actor: Actor, roomName: string, request: Omit<JoinRequest, 'kind'>): Promise<JoinTokenView> {
     const member: JoinRequest = { ...request, kind: 'member' };
-    // Most tokens change neither the mode nor the languages: those share the room's lock and run side
-    // by side. A token that might change either takes the exclusive lock.
-    const admitted =
-      (await this.admitMember(actor, roomName, member, 'FOR SHARE')) ?? (await this.admitMember(actor, roomName, member, 'FOR UPDATE'));
-    if (!admitted) throw new Error('an exclusive admission cannot be refused for contention');
+    // Most tokens change neither the mode nor the languages: those share the room's admission lock
+    // and run side by side. A token that might change either retries under the exclusive lock.
+    const admitted = (await this.admitMember(actor, roomName, member, false)) ?? (await this.admitMember(actor, roomName, member, true));
+    if (!admitted) throw new Error('an exclusive admission is never deferred');
     return this.sign(admitted, member);
   }
 
-  private admitMember(actor: Actor, roomName: string, request: JoinRequest, lock: 'FOR SHARE' | 'FOR UPDATE'): Promise<Admission | null> {
+  private admitMember(actor: Actor, roomName: string, request: JoinRequest, exclusive: boolean): Promise<Admission | null> {
     return this.dataSource.transaction(async (tx) => {
-      const [room] = (await tx.query(
-        `SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended' ${lock}`,
-        [actor.organizationId, roomName],
-      )) as RoomRow[];
+      const [found] = (await tx.query(`SELECT id FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended'`, [
+        actor.organizationId,
+        roomName,
+      ])) as { id: string }[];
+      if (!found) throw ApiError.notFound(`No live room named "${roomName}".`);
+      const room = await this.lockAdmissions(tx, found.id, exclusive);
       if (!room) throw ApiError.notFound(`No live room named "${roomName}".`);
-      return this.admit(tx, room, request, lock === 'FOR SHARE');
+      return this.admit(tx, room, request, !exclusive);
     });
   }
 
   /**
-   * The mode and two-language rules, decided under the room's row lock so concurrent tokens can
-   * never disagree on the mode or bring a third language. With only a shared lock, a request that
-   * would set the mode or add a language is not decided here (null): the caller retries exclusively.
+   * Admissions to a room (tokens, invite joins) take this transaction-scoped advisory lock: shared
+   * for those that change nothing, exclusive for those that may set the mode or add a language.
+   * The room is read after the lock is held, so the decision sees every earlier admission.
+   */
+  async lockAdmissions(tx: EntityManager, roomId: string, exclusive: boolean): Promise<RoomRow | null> {
+    await tx.query(`SELECT ${exclusive ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(hashtextextended($1, 0))`, [roomId]);
+    const [room] = (await tx.query(`SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE id = $1 AND status <> 'ended'`, [roomId])) as RoomRow[];
+    return room ?? null;
+  }
+
+  /**
+   * The mode and two-language rules, decided under the room's admission lock so concurrent tokens
+   * can never disagree on the mode or bring a third language. With only the shared lock, a request
+   * that would set the mode or add a language is not decided here (null): the caller retries exclusively.
    */
   async admit(tx: EntityManager, room: RoomRow, request: JoinRequest, sharedLock = false): Promise<Admission | null> {
     const decision = decideModeForToken(room.streaming_mode, request.languages.length);

@@ -43,13 +43,14 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
   /** Runs `apply` in a transaction holding the event's row; a processed event is skipped. */
   async applyOnce(provider: Provider, eventId: string, apply: (tx: EntityManager, payload: unknown) => Promise<void>): Promise<boolean> {
     return this.dataSource.transaction(async (tx) => {
-      const [row] = (await tx.query(`SELECT payload, processed_at FROM inbound_events WHERE provider = $1 AND event_id = $2 FOR UPDATE`, [
-        provider,
-        eventId,
-      ])) as { payload: unknown; processed_at: Date | null }[];
-      if (!row || row.processed_at) return false;
-      await apply(tx, row.payload);
-      await tx.query(`UPDATE inbound_events SET processed_at = now() WHERE provider = $1 AND event_id = $2`, [provider, eventId]);
+      // Marking first takes the row's lock: a concurrent duplicate waits, then finds it processed.
+      // If applying fails, the transaction rolls back and the event is unmarked again.
+      const [rows] = (await tx.query(
+        `UPDATE inbound_events SET processed_at = now() WHERE provider = $1 AND event_id = $2 AND processed_at IS NULL RETURNING payload`,
+        [provider, eventId],
+      )) as [{ payload: unknown }[], number];
+      if (rows.length === 0) return false;
+      await apply(tx, rows[0].payload);
       return true;
     });
   }

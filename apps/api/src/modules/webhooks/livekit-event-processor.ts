@@ -8,7 +8,7 @@ import { RoomLifecycle } from '../rooms/room-lifecycle';
 import type { RoomRow } from '../rooms/room-queries';
 import { TranslatorPresence } from '../rooms/translator-presence';
 import { readLiveKitEvent, type LiveKitEventFacts } from './livekit-event';
-import { ConnectionMeter } from '../metering/connection-meter';
+import { ConnectionMeter, type OpenConnection } from '../metering/connection-meter';
 import { UsageRollup } from '../usage/usage-rollup';
 
 type Participant = NonNullable<LiveKitEventFacts['participant']>;
@@ -51,13 +51,11 @@ export class LiveKitEventProcessor {
 
   /** Opens the connection (once per participant sid) and moves the room to active. */
   private async joined(tx: EntityManager, room: RoomRow, participant: Participant): Promise<number | null> {
-    const [token] = (await tx.query(`SELECT kind, languages FROM room_tokens WHERE room_id = $1 AND identity = $2`, [
-      room.id,
-      participant.identity,
-    ])) as {
-      kind: ParticipantKind;
-      languages: string[];
-    }[];
+    // The connection now holds its token's languages: the token's short reservation is over.
+    const [[token]] = (await tx.query(
+      `UPDATE room_tokens SET reserved_until = NULL WHERE room_id = $1 AND identity = $2 RETURNING kind, languages`,
+      [room.id, participant.identity],
+    )) as [{ kind: ParticipantKind; languages: string[] }[], number];
     const kind: ParticipantKind | null = participant.isAgent ? 'translator' : (token?.kind ?? null);
     const rate =
       participantClassOf(kind ?? 'member') === 'translator'
@@ -83,8 +81,6 @@ export class LiveKitEventProcessor {
       room.status = 'active';
     }
     await this.moveStart(tx, room.id, participant.joinedAt, inserted.length > 0 && kind !== 'translator');
-    // The connection now holds its languages; the token's short reservation is over.
-    await tx.query(`UPDATE room_tokens SET reserved_until = NULL WHERE room_id = $1 AND identity = $2`, [room.id, participant.identity]);
     if (inserted[0]) return inserted[0].id;
     const [existing] = (await tx.query(`SELECT id FROM connections WHERE room_id = $1 AND participant_sid = $2`, [
       room.id,
@@ -106,6 +102,14 @@ export class LiveKitEventProcessor {
 
   /** Closes the connection at the event's time; a `left` that arrives before its `joined` opens it first. */
   private async left(tx: EntityManager, room: RoomRow, participant: Participant, at: Date): Promise<void> {
+    const [known] = (await tx.query(
+      `SELECT id, organization_id, room_id, joined_at, cents_per_minute, left_at FROM connections WHERE room_id = $1 AND participant_sid = $2`,
+      [room.id, participant.sid],
+    )) as (OpenConnection & { left_at: Date | null })[];
+    if (known) {
+      if (known.left_at === null) await this.meter.closeOpen(tx, known, at);
+      return;
+    }
     const connectionId = await this.joined(tx, room, participant);
     if (connectionId !== null) await this.meter.close(tx, connectionId, at);
   }
