@@ -15,6 +15,7 @@ import { LiveKitModule } from './modules/livekit/livekit.module';
 import { RoomsModule } from './modules/rooms/rooms.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { TranslationStatsModule } from './modules/translation-stats/translation-stats.module';
+import { DatabaseModule } from './database/database.module';
 import { QueueModule } from './queue/queue.module';
 
 @Module({})
@@ -26,6 +27,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl)),
         QueueModule,
+        DatabaseModule,
         AuthModule,
         HealthModule,
         ApiKeysModule,

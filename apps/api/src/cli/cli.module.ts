@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { dataSourceOptions } from '../database/data-source';
+import { DatabaseModule } from '../database/database.module';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module';
 import { Ledger } from '../modules/billing/ledger';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
@@ -12,7 +13,7 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl)), ApiKeysModule],
+      imports: [ConfigModule.forRoot(config), TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl)), DatabaseModule, ApiKeysModule],
       providers: [OrganizationsService, Ledger],
     };
   }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
+import { HotRowWrites } from '../../database/hot-row-writes';
 import type { AppConfig } from '../../config/app-config';
 
 export type CreditKind = 'purchase' | 'grant' | 'refund' | 'adjustment';
@@ -17,7 +18,10 @@ export interface LedgerRow {
 /** Appends ledger rows and moves the balance in the same transaction. */
 @Injectable()
 export class Ledger {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly hot: HotRowWrites,
+  ) {}
 
   async charge(
     tx: EntityManager,
@@ -65,10 +69,12 @@ export class Ledger {
   }
 
   private async moveBalance(tx: EntityManager, organizationId: string, delta: number): Promise<void> {
-    await tx.query(
-      `INSERT INTO credit_accounts (organization_id, balance_cents, currency) VALUES ($1, $2, $3)
+    await this.hot.run(tx, () =>
+      tx.query(
+        `INSERT INTO credit_accounts (organization_id, balance_cents, currency) VALUES ($1, $2, $3)
        ON CONFLICT (organization_id) DO UPDATE SET balance_cents = credit_accounts.balance_cents + EXCLUDED.balance_cents`,
-      [organizationId, delta, this.config.credit.currency],
+        [organizationId, delta, this.config.credit.currency],
+      ),
     );
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { HotRowWrites } from '../../database/hot-row-writes';
 import type { EntityManager } from 'typeorm';
 
 /** The 15-minute slot holding a timestamp, in SQL. */
@@ -16,6 +17,8 @@ interface Delta {
  */
 @Injectable()
 export class UsageRollup {
+  constructor(private readonly hot: HotRowWrites) {}
+
   /**
    * After a join moved `started_at` (from null, or earlier): count or move the whole room.
    * `joinedParticipants` is what the join itself added, which the previous slot never counted.
@@ -35,21 +38,25 @@ export class UsageRollup {
 
   /** A connection or minutes added to a room that has already started. */
   async addToRoom(tx: EntityManager, roomId: string, delta: Omit<Delta, 'sessions'>): Promise<void> {
-    await tx.query(
-      `INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants)
+    await this.hot.run(tx, () =>
+      tx.query(
+        `INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants)
        SELECT organization_id, ${SLOT_OF('started_at')}, $2, 0, $3 FROM rooms WHERE id = $1 AND started_at IS NOT NULL
        ON CONFLICT (organization_id, slot) DO UPDATE SET minutes = usage_slots.minutes + EXCLUDED.minutes,
          participants = usage_slots.participants + EXCLUDED.participants`,
-      [roomId, delta.minutes, delta.participants],
+        [roomId, delta.minutes, delta.participants],
+      ),
     );
   }
 
   private async add(tx: EntityManager, organizationId: string, at: Date, delta: Delta): Promise<void> {
-    await tx.query(
-      `INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants) VALUES ($1, ${SLOT_OF('$2::timestamptz')}, $3, $4, $5)
+    await this.hot.run(tx, () =>
+      tx.query(
+        `INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants) VALUES ($1, ${SLOT_OF('$2::timestamptz')}, $3, $4, $5)
        ON CONFLICT (organization_id, slot) DO UPDATE SET minutes = usage_slots.minutes + EXCLUDED.minutes,
          sessions = usage_slots.sessions + EXCLUDED.sessions, participants = usage_slots.participants + EXCLUDED.participants`,
-      [organizationId, at, delta.minutes, delta.sessions, delta.participants],
+        [organizationId, at, delta.minutes, delta.sessions, delta.participants],
+      ),
     );
   }
 }
