@@ -37,6 +37,7 @@ export class Rooms1763790000000 implements MigrationInterface {
         reserved_until timestamptz,
         PRIMARY KEY (room_id, identity)
       )`);
+    await q.query(`CREATE INDEX room_tokens_reserved ON room_tokens (room_id, reserved_until) WHERE reserved_until IS NOT NULL`);
 
     await q.query(`
       CREATE TABLE connections (

@@ -76,9 +76,12 @@ export class JoinTokensService {
   async admit(tx: EntityManager, room: RoomRow, request: JoinRequest, sharedLock = false): Promise<Admission | null> {
     const decision = decideModeForToken(room.streaming_mode, request.languages.length);
     const identity = request.identity ?? `${request.kind}-${randomBytes(6).toString('hex')}`;
-    const held = await this.heldLanguages(tx, room.id, identity);
-    if (sharedLock && (decision.changed || request.languages.some((code) => !held.includes(code)))) return null;
-    admitLanguages(held, request.languages);
+    if (sharedLock) {
+      // Admitted under the shared lock only when every language is already held: nothing changes.
+      if (decision.changed || (await this.unheld(tx, room.id, identity, request.languages)).length > 0) return null;
+    } else {
+      admitLanguages(await this.heldLanguages(tx, room.id, identity), request.languages);
+    }
     if (decision.changed) {
       await tx.query(`UPDATE rooms SET streaming_mode = $2 WHERE id = $1`, [room.id, decision.mode]);
       room.streaming_mode = decision.mode;
@@ -111,6 +114,18 @@ export class JoinTokensService {
       streaming_mode: mode,
       expires_at: expiresAt,
     };
+  }
+
+  /** Which of `languages` the room does not hold now; each is one indexed existence check, however busy the room. */
+  private async unheld(tx: EntityManager, roomId: string, exceptIdentity: string, languages: string[]): Promise<string[]> {
+    const rows = (await tx.query(
+      `SELECT l FROM unnest($3::text[]) AS l
+        WHERE NOT EXISTS (SELECT 1 FROM connections c WHERE c.room_id = $1 AND c.left_at IS NULL AND c.languages @> ARRAY[l])
+          AND NOT EXISTS (SELECT 1 FROM room_tokens t
+                           WHERE t.room_id = $1 AND t.reserved_until > clock_timestamp() AND t.identity <> $2 AND t.languages @> ARRAY[l])`,
+      [roomId, exceptIdentity, languages],
+    )) as { l: string }[];
+    return rows.map((row) => row.l);
   }
 
   /** Languages held now: connected people's, plus fresh reservations of tokens not yet connected (other identities). */
