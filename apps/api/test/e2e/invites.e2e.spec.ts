@@ -174,6 +174,7 @@ describe('invite links', () => {
       foreign,
       '%00%ff',
       'a'.repeat(300),
+      `${code}.${'x'.repeat(5000)}`,
     ];
     const bodies = new Set<string>();
     for (const c of bad) {

@@ -33,7 +33,7 @@ function intTypeIssue(value: unknown): IssueContext {
 }
 
 export interface IntRuleOptions {
-  min: number;
+  min?: number;
   max?: number;
   optional?: boolean;
   /** Query values are strings and get parsed; JSON bodies must carry real integers. */
@@ -55,15 +55,18 @@ export function IntRule(options: IntRuleOptions): PropertyDecorator {
       },
       { context: { dynamic: 'int' } },
     )(target, key);
-    Min(
-      options.min,
-      issue({
-        type: 'greater_than_equal',
-        msg: `Input should be greater than or equal to ${options.min}`,
-        ctx: { ge: options.min },
-        rank: 2,
-      }),
-    )(target, key);
+    if (options.min !== undefined) {
+      const min = options.min;
+      Min(
+        min,
+        issue({
+          type: 'greater_than_equal',
+          msg: `Input should be greater than or equal to ${min}`,
+          ctx: { ge: min },
+          rank: 2,
+        }),
+      )(target, key);
+    }
     if (options.max !== undefined) {
       Max(
         options.max,

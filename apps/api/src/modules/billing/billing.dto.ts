@@ -5,7 +5,7 @@ import { ParticipantUsageView } from '../rooms/room.dto';
 
 export class CheckoutDto {
   @ApiProperty({ description: 'within min_topup_cents..max_topup_cents of GET /v1/billing/credit' })
-  @IntRule({ min: 0 })
+  @IntRule({})
   amount_cents!: number;
 
   @ApiPropertyOptional({ minLength: 1, maxLength: 2083, description: 'absolute http(s) URL; session_id is appended' })

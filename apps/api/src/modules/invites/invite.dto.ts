@@ -16,7 +16,8 @@ export class MintInviteDto {
 
 export class InviteCodeParams {
   @ApiProperty({ description: 'the code exactly as minted' })
-  @StringRule({ minLength: 1, maxLength: 512 })
+  // Any string is looked up: a malformed code is a 404 like an unknown one, never a 422.
+  @StringRule({})
   invite_code!: string;
 }
 
