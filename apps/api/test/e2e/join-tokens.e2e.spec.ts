@@ -82,6 +82,34 @@ describe('join tokens', () => {
     expect((await token(h, org, room.name, { languages: winners[0].body.languages, identity: 'late' })).status).toBe(201);
   });
 
+  it('admits tokens for held languages side by side while refusing new ones, under concurrency', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    await token(h, org, room.name, { languages: ['en'], identity: 'host' }).expect(201);
+    await token(h, org, room.name, { languages: ['de'], identity: 'guest' }).expect(201);
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        token(h, org, room.name, { languages: [i % 3 === 0 ? 'fr' : i % 3 === 1 ? 'en' : 'de'], identity: `p${i}` }),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(16);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(8);
+    for (const a of answers.filter((x) => x.status === 201)) expect(a.body).toMatchObject({ streaming_mode: 'dual', room: room.name });
+    const [{ held }] = (await h.t.db.query(
+      `SELECT array_agg(DISTINCT l ORDER BY l) AS held FROM room_tokens t, unnest(t.languages) l WHERE t.room_id = $1`,
+      [room.id],
+    )) as { held: string[] }[];
+    expect(held).toEqual(['de', 'en']);
+    // a mono room admits a held pair, and answers 409 to one language
+    const mono = await createRoom(h, org, { streaming_mode: 'mono' });
+    await token(h, org, mono.name, { languages: ['en', 'ja'], identity: 'a' }).expect(201);
+    const monoAnswers = await Promise.all([
+      token(h, org, mono.name, { languages: ['ja', 'en'], identity: 'b' }),
+      token(h, org, mono.name, { languages: ['en'], identity: 'c' }),
+    ]);
+    expect(monoAnswers.map((a) => a.status)).toEqual([201, 409]);
+  });
+
   it('releases the languages of tokens never used once the reservation lapses, and of people who left', async () => {
     const org = await createOrganization(h.t);
     const room = await createRoom(h, org);

@@ -3,6 +3,7 @@ import { Rooms1763790000000 } from './1763790000000-Rooms';
 import { Ledger1763800000000 } from './1763800000000-Ledger';
 import { UsageAndHistory1763810000000 } from './1763810000000-UsageAndHistory';
 import { TranslationStats1763820000000 } from './1763820000000-TranslationStats';
+import { SharedTokenAdmission1763830000000 } from './1763830000000-SharedTokenAdmission';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   Ledger1763800000000,
   UsageAndHistory1763810000000,
   TranslationStats1763820000000,
+  SharedTokenAdmission1763830000000,
 ];

@@ -18,9 +18,13 @@ export interface JoinRequest {
 }
 
 export interface Admission {
-  room: RoomRow;
+  room: Pick<RoomRow, 'id' | 'name' | 'livekit_name'>;
   identity: string;
   mode: StreamingMode;
+}
+
+function generatedIdentity(kind: JoinRequest['kind']): string {
+  return `${kind}-${randomBytes(6).toString('hex')}`;
 }
 
 /** Languages of an issued token count as held for this long, until its participant connects. */
@@ -36,52 +40,64 @@ export class JoinTokensService {
   ) {}
 
   async issueForMember(actor: Actor, roomName: string, request: Omit<JoinRequest, 'kind'>): Promise<JoinTokenView> {
-    const member: JoinRequest = { ...request, kind: 'member' };
-    // Most tokens change neither the mode nor the languages: those share the room's admission lock
-    // and run side by side. A token that might change either retries under the exclusive lock.
-    const admitted = (await this.admitMember(actor, roomName, member, false)) ?? (await this.admitMember(actor, roomName, member, true));
-    if (!admitted) throw new Error('an exclusive admission is never deferred');
+    const member: JoinRequest = { ...request, identity: request.identity ?? generatedIdentity('member'), kind: 'member' };
+    // Most tokens change neither the mode nor the languages: one statement admits those under the
+    // room's shared admission lock. A token that might change either is decided exclusively.
+    const admitted = (await this.admitShared(actor, roomName, member)) ?? (await this.admitExclusive(actor, roomName, member));
     return this.sign(admitted, member);
   }
 
-  private admitMember(actor: Actor, roomName: string, request: JoinRequest, exclusive: boolean): Promise<Admission | null> {
+  private async admitShared(actor: Actor, roomName: string, request: JoinRequest): Promise<Admission | null> {
+    const [row] = (await this.dataSource.query(`SELECT * FROM admit_token_shared($1, $2, $3, $4, $5, $6, $7)`, [
+      actor.organizationId,
+      roomName,
+      request.identity,
+      request.kind,
+      request.name ?? null,
+      request.languages,
+      LANGUAGE_RESERVATION_SECONDS,
+    ])) as { room_id: string; room_name: string; livekit_name: string; streaming_mode: StreamingMode; admitted: boolean }[];
+    if (!row) throw ApiError.notFound(`No live room named "${roomName}".`);
+    if (!row.admitted) return null;
+    return {
+      room: { id: row.room_id, name: row.room_name, livekit_name: row.livekit_name },
+      identity: request.identity as string,
+      mode: row.streaming_mode,
+    };
+  }
+
+  private admitExclusive(actor: Actor, roomName: string, request: JoinRequest): Promise<Admission> {
     return this.dataSource.transaction(async (tx) => {
       const [found] = (await tx.query(`SELECT id FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended'`, [
         actor.organizationId,
         roomName,
       ])) as { id: string }[];
-      if (!found) throw ApiError.notFound(`No live room named "${roomName}".`);
-      const room = await this.lockAdmissions(tx, found.id, exclusive);
+      const room = found ? await this.lockAdmissions(tx, found.id) : null;
       if (!room) throw ApiError.notFound(`No live room named "${roomName}".`);
-      return this.admit(tx, room, request, !exclusive);
+      return this.admit(tx, room, request);
     });
   }
 
   /**
-   * Admissions to a room (tokens, invite joins) take this transaction-scoped advisory lock: shared
-   * for those that change nothing, exclusive for those that may set the mode or add a language.
-   * The room is read after the lock is held, so the decision sees every earlier admission.
+   * Admissions to a room (tokens, invite joins) that may set the mode or add a language take this
+   * transaction-scoped advisory lock exclusively; admit_token_shared (a SQL function) takes it shared
+   * for those that change nothing. The room is read after the lock is held, so the decision sees
+   * every earlier admission.
    */
-  async lockAdmissions(tx: EntityManager, roomId: string, exclusive: boolean): Promise<RoomRow | null> {
-    await tx.query(`SELECT ${exclusive ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(hashtextextended($1, 0))`, [roomId]);
+  async lockAdmissions(tx: EntityManager, roomId: string): Promise<RoomRow | null> {
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [roomId]);
     const [room] = (await tx.query(`SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE id = $1 AND status <> 'ended'`, [roomId])) as RoomRow[];
     return room ?? null;
   }
 
   /**
-   * The mode and two-language rules, decided under the room's admission lock so concurrent tokens
-   * can never disagree on the mode or bring a third language. With only the shared lock, a request
-   * that would set the mode or add a language is not decided here (null): the caller retries exclusively.
+   * The mode and two-language rules (libs/domain), decided under the room's exclusive admission
+   * lock so concurrent tokens can never disagree on the mode or bring a third language.
    */
-  async admit(tx: EntityManager, room: RoomRow, request: JoinRequest, sharedLock = false): Promise<Admission | null> {
+  async admit(tx: EntityManager, room: RoomRow, request: JoinRequest): Promise<Admission> {
     const decision = decideModeForToken(room.streaming_mode, request.languages.length);
-    const identity = request.identity ?? `${request.kind}-${randomBytes(6).toString('hex')}`;
-    if (sharedLock) {
-      // Admitted under the shared lock only when every language is already held: nothing changes.
-      if (decision.changed || (await this.unheld(tx, room.id, identity, request.languages)).length > 0) return null;
-    } else {
-      admitLanguages(await this.heldLanguages(tx, room.id, identity), request.languages);
-    }
+    const identity = request.identity ?? generatedIdentity(request.kind);
+    admitLanguages(await this.heldLanguages(tx, room.id, identity), request.languages);
     if (decision.changed) {
       await tx.query(`UPDATE rooms SET streaming_mode = $2 WHERE id = $1`, [room.id, decision.mode]);
       room.streaming_mode = decision.mode;
@@ -114,18 +130,6 @@ export class JoinTokensService {
       streaming_mode: mode,
       expires_at: expiresAt,
     };
-  }
-
-  /** Which of `languages` the room does not hold now; each is one indexed existence check, however busy the room. */
-  private async unheld(tx: EntityManager, roomId: string, exceptIdentity: string, languages: string[]): Promise<string[]> {
-    const rows = (await tx.query(
-      `SELECT l FROM unnest($3::text[]) AS l
-        WHERE NOT EXISTS (SELECT 1 FROM connections c WHERE c.room_id = $1 AND c.left_at IS NULL AND c.languages @> ARRAY[l])
-          AND NOT EXISTS (SELECT 1 FROM room_tokens t
-                           WHERE t.room_id = $1 AND t.reserved_until > clock_timestamp() AND t.identity <> $2 AND t.languages @> ARRAY[l])`,
-      [roomId, exceptIdentity, languages],
-    )) as { l: string }[];
-    return rows.map((row) => row.l);
   }
 
   /** Languages held now: connected people's, plus fresh reservations of tokens not yet connected (other identities). */
