@@ -6,7 +6,3 @@ export const DOMAIN_ERROR_STATUS: Record<string, number> = {
   invite_spent: 410,
   invite_room_ended: 410,
 };
-
-export function registerDomainErrorStatus(entries: Record<string, number>): void {
-  Object.assign(DOMAIN_ERROR_STATUS, entries);
-}
