@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { APP_CONFIG } from '../../config/config.module';
+import { preparedQuery } from '../../database/prepared-query';
 import type { AppConfig } from '../../config/app-config';
 import type { Actor } from './actor';
 import { hashApiKeySecret } from './api-key-secret';
@@ -39,7 +38,7 @@ export class ApiKeyAuthenticator {
   async authenticate(secret: string): Promise<Actor | null> {
     const hash = hashApiKeySecret(secret, this.config.apiKeyPepper);
     // Every authenticated request runs this: a named (prepared) statement straight on the pool.
-    const { rows } = await this.pool().query<KeyRow>({ name: 'authenticate_api_key', text: AUTH_QUERY, values: [hash] });
+    const rows = await preparedQuery<KeyRow>(this.dataSource, 'authenticate_api_key', AUTH_QUERY, [hash]);
     const row = rows[0];
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
@@ -55,10 +54,6 @@ export class ApiKeyAuthenticator {
       userCreatedAt: row.user_created_at,
       apiKeyId: row.api_key_id,
     };
-  }
-
-  private pool(): Pool {
-    return (this.dataSource.driver as PostgresDriver).master as Pool;
   }
 
   /** At most one write a minute per key; the condition keeps concurrent requests from all writing. */

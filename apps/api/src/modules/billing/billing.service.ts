@@ -4,6 +4,7 @@ import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import { toPage, type Page } from '../../common/pagination/page';
 import { APP_CONFIG } from '../../config/config.module';
+import { preparedQuery } from '../../database/prepared-query';
 import type { AppConfig } from '../../config/app-config';
 import type { ParticipantUsageView } from '../rooms/room.dto';
 import type { CheckoutDto, CheckoutView, CreditView, HistoryLineView, HistoryQueryDto, RoomUsageView } from './billing.dto';
@@ -43,11 +44,12 @@ export class BillingService {
   ) {}
 
   async credit(actor: Actor): Promise<CreditView> {
-    const [account] = (await this.dataSource.query(`SELECT balance_cents FROM credit_accounts WHERE organization_id = $1`, [
-      actor.organizationId,
-    ])) as {
-      balance_cents: number;
-    }[];
+    const [account] = await preparedQuery<{ balance_cents: number }>(
+      this.dataSource,
+      'credit_balance',
+      `SELECT balance_cents FROM credit_accounts WHERE organization_id = $1`,
+      [actor.organizationId],
+    );
     const { credit, rates } = this.config;
     return {
       credit_cents: account?.balance_cents ?? 0,

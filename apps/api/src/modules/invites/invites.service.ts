@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError, INVITE_NOT_FOUND as UNKNOWN } from '../../common/errors/api-error';
+import { preparedQuery } from '../../database/prepared-query';
 import { JoinTokensService } from '../rooms/join-tokens.service';
 import type { JoinTokenView } from '../rooms/join-token.dto';
 import { InviteCodes } from './invite-codes';
@@ -52,7 +53,9 @@ export class InvitesService {
   async preview(code: string): Promise<InvitePreviewView> {
     const hash = this.codes.verify(code);
     if (!hash) throw ApiError.notFound(UNKNOWN);
-    const [invite] = (await this.dataSource.query(
+    const [invite] = await preparedQuery<Omit<InviteRow, 'id' | 'room_id'> & { held: string[] }>(
+      this.dataSource,
+      'invite_preview',
       `SELECT i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode,
               (SELECT coalesce(array_agg(DISTINCT l), '{}') FROM (
                  SELECT unnest(c.languages) AS l FROM connections c WHERE c.room_id = r.id AND c.left_at IS NULL AND c.languages IS NOT NULL
@@ -61,7 +64,7 @@ export class InvitesService {
               ) held) AS held
          FROM invites i JOIN rooms r ON r.id = i.room_id WHERE i.code_hash = $1`,
       [hash],
-    )) as (Omit<InviteRow, 'id' | 'room_id'> & { held: string[] })[];
+    );
     if (!invite) throw ApiError.notFound(UNKNOWN);
     assertInviteUsable(this.facts(invite));
     return {
