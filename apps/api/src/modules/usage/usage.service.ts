@@ -28,9 +28,12 @@ export class UsageService {
     if (!parsed.ok)
       throw new RequestValidationError(parsed.error.map((i) => ({ ...i, loc: ['query', ...i.loc], ctx: { ...(i.ctx ?? {}) } })));
     const window = parsed.value;
-    const samples = await this.samples(actor.organizationId, window);
     const starts = bucketBoundaries(window.startsAfter, window.endsBefore, window.granularity, window.timezone);
     const startMs = starts.map((start) => start.ms);
+    // Where the zone is a whole number of hours from UTC throughout the window, UTC hours never
+    // straddle a bucket, and the rollup can be summed per UTC hour without converting zones.
+    const wholeHours = starts.every((start) => start.offsetMinutes % 60 === 0);
+    const samples = await this.samples(actor.organizationId, window, wholeHours);
     const totals = starts.map(() => ({ minutes: 0, sessions: 0, participants: 0 }));
     for (const sample of samples) {
       const total = totals[lastAtOrBefore(startMs, typeof sample.at === 'number' ? sample.at : sample.at.getTime())];
@@ -54,21 +57,27 @@ export class UsageService {
     };
   }
 
-  private async samples(organizationId: string, window: UsageWindow): Promise<Sample[]> {
+  private async samples(organizationId: string, window: UsageWindow, wholeHours: boolean): Promise<Sample[]> {
     const start = window.startsAfter.getTime();
     const end = window.endsBefore.getTime();
     const firstFull = Math.ceil(start / SLOT_MS) * SLOT_MS;
     const lastFull = Math.max(firstFull, Math.floor(end / SLOT_MS) * SLOT_MS);
     const [slots, edges] = await Promise.all([
-      // Slots are summed per local bucket in SQL (at most ~2,200 rows for 90 days hourly); each
-      // group's earliest slot lies in its bucket and places it there.
+      // Slots are summed per UTC hour, or else per local bucket, in SQL; each group's earliest slot
+      // lies in its bucket and places it there.
       this.dataSource.query(
         `SELECT (extract(epoch FROM min(slot)) * 1000)::float8 AS at, sum(minutes)::bigint AS minutes, sum(sessions)::int AS sessions,
                 sum(participants)::int AS participants
            FROM usage_slots
           WHERE organization_id = $1 AND slot >= $2 AND slot < $3 AND sessions > 0
-          GROUP BY date_trunc($4::text, slot AT TIME ZONE $5::text), (slot AT TIME ZONE $5::text) - (slot AT TIME ZONE 'UTC')`,
-        [organizationId, new Date(firstFull), new Date(lastFull), window.granularity, window.timezone],
+          GROUP BY ${
+            wholeHours
+              ? `date_trunc('hour', slot AT TIME ZONE 'UTC')`
+              : `date_trunc($4::text, slot AT TIME ZONE $5::text), (slot AT TIME ZONE $5::text) - (slot AT TIME ZONE 'UTC')`
+          }`,
+        wholeHours
+          ? [organizationId, new Date(firstFull), new Date(lastFull)]
+          : [organizationId, new Date(firstFull), new Date(lastFull), window.granularity, window.timezone],
       ) as Promise<Sample[]>,
       this.dataSource.query(
         `SELECT r.started_at AS at, r.total_connection_minutes AS minutes, 1 AS sessions,
