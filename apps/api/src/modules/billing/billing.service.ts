@@ -89,7 +89,9 @@ export class BillingService {
    * parsed and re-serialized (a page can carry thousands of connections).
    */
   async history(actor: Actor, query: HistoryQueryDto): Promise<string> {
-    const rows: LineRow[] = await this.dataSource.query(
+    const rows: LineRow[] = await preparedQuery(
+      this.dataSource,
+      'history_page',
       `SELECT kind, occurred_at, delta_cents, currency, provider_reference, room_id FROM (
          (SELECT e.kind, e.occurred_at, e.delta_cents, e.currency, e.provider_reference, NULL::uuid AS room_id, lpad(e.id::text, 20, '0') AS line_key
             FROM ledger_entries e WHERE e.organization_id = $1 AND e.kind <> 'charge'
@@ -128,7 +130,9 @@ export class BillingService {
   ): Promise<Map<string, RoomUsageView>> {
     const ids = lines.flatMap((line) => (line.room_id ? [line.room_id] : []));
     if (ids.length === 0) return new Map();
-    const rooms: RoomRow[] = await this.dataSource.query(
+    const rooms: RoomRow[] = await preparedQuery(
+      this.dataSource,
+      'history_rooms',
       `SELECT r.id, r.name, r.streaming_mode, r.started_at, r.ended_at, r.total_connection_minutes, r.total_charged_cents
          FROM rooms r WHERE r.id = ANY($1) AND r.organization_id = $2`,
       [ids, actor.organizationId],
@@ -139,7 +143,9 @@ export class BillingService {
     if (withParticipants) {
       // A page can carry thousands of connections: Postgres writes their JSON, which is far cheaper
       // than turning each row into JS objects and dates first.
-      const rows: { room_id: string; participants: string }[] = await this.dataSource.query(
+      const rows: { room_id: string; participants: string }[] = await preparedQuery(
+        this.dataSource,
+        'history_breakdowns',
         `SELECT c.room_id, json_agg(json_build_object(
                   'id', c.id, 'participant_identity', c.identity, 'participant_kind', c.kind, 'languages', c.languages,
                   'joined_at', ${ISO('c.joined_at')}, 'left_at', ${ISO('c.left_at')},

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { RequestValidationError } from '../../common/errors/validation-error';
+import { preparedQuery } from '../../database/prepared-query';
 import { toWindowInput, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
 
 const SLOT_MS = 15 * 60_000;
@@ -65,7 +66,9 @@ export class UsageService {
     const [slots, edges] = await Promise.all([
       // Slots are summed per UTC hour, or else per local bucket, in SQL; each group's earliest slot
       // lies in its bucket and places it there.
-      this.dataSource.query(
+      preparedQuery<Sample>(
+        this.dataSource,
+        wholeHours ? 'usage_slots_by_utc_hour' : 'usage_slots_by_local_bucket',
         `SELECT (extract(epoch FROM min(slot)) * 1000)::float8 AS at, sum(minutes)::bigint AS minutes, sum(sessions)::int AS sessions,
                 sum(participants)::int AS participants
            FROM usage_slots
@@ -78,15 +81,17 @@ export class UsageService {
         wholeHours
           ? [organizationId, new Date(firstFull), new Date(lastFull)]
           : [organizationId, new Date(firstFull), new Date(lastFull), window.granularity, window.timezone],
-      ) as Promise<Sample[]>,
-      this.dataSource.query(
+      ),
+      preparedQuery<Sample>(
+        this.dataSource,
+        'usage_window_edges',
         `SELECT r.started_at AS at, r.total_connection_minutes AS minutes, 1 AS sessions,
                 (SELECT count(*)::int FROM connections c WHERE c.room_id = r.id AND c.kind IS DISTINCT FROM 'translator') AS participants
            FROM rooms r
           WHERE r.organization_id = $1 AND r.started_at IS NOT NULL
             AND ((r.started_at >= $2 AND r.started_at < $3) OR (r.started_at >= $4 AND r.started_at < $5))`,
         [organizationId, window.startsAfter, new Date(Math.min(firstFull, end)), new Date(Math.max(lastFull, start)), window.endsBefore],
-      ) as Promise<Sample[]>,
+      ),
     ]);
     return [...slots, ...edges];
   }
