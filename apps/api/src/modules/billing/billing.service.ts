@@ -8,6 +8,7 @@ import { preparedQuery } from '../../database/prepared-query';
 import type { AppConfig } from '../../config/app-config';
 import type { ParticipantUsageView } from '../rooms/room.dto';
 import type { CheckoutDto, CheckoutView, CreditView, HistoryLineView, HistoryQueryDto, RoomUsageView } from './billing.dto';
+import { readBalance } from './credit-balance';
 import { StripeGateway } from './stripe.gateway';
 
 interface LineRow {
@@ -44,15 +45,10 @@ export class BillingService {
   ) {}
 
   async credit(actor: Actor): Promise<CreditView> {
-    const [account] = await preparedQuery<{ balance_cents: number }>(
-      this.dataSource,
-      'credit_balance',
-      `SELECT balance_cents FROM credit_accounts WHERE organization_id = $1`,
-      [actor.organizationId],
-    );
+    const balance = await readBalance(this.dataSource, actor.organizationId);
     const { credit, rates } = this.config;
     return {
-      credit_cents: account?.balance_cents ?? 0,
+      credit_cents: balance,
       currency: credit.currency,
       rates: [
         { participant_class: 'participant', cents_per_minute: rates.participantCentsPerMinute },

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../../common/errors/api-error';
+import { readBalance } from './credit-balance';
 
 /** The credit balance rule: no new room while the balance is at or below zero. */
 @Injectable()
@@ -8,12 +9,7 @@ export class CreditGate {
   constructor(private readonly dataSource: DataSource) {}
 
   async assertCanStartRoom(organizationId: string): Promise<void> {
-    const [account] = (await this.dataSource.query(`SELECT balance_cents FROM credit_accounts WHERE organization_id = $1`, [
-      organizationId,
-    ])) as {
-      balance_cents: number;
-    }[];
-    const balance = account?.balance_cents ?? 0;
+    const balance = await readBalance(this.dataSource, organizationId);
     if (balance <= 0) {
       throw new ApiError(
         402,

@@ -5,6 +5,7 @@ import type { Actor } from '../../common/auth/actor';
 import { ApiError, INVITE_NOT_FOUND as UNKNOWN } from '../../common/errors/api-error';
 import { preparedQuery } from '../../database/prepared-query';
 import { JoinTokensService } from '../rooms/join-tokens.service';
+import { heldLanguagesSql } from '../rooms/room-queries';
 import type { JoinTokenView } from '../rooms/join-token.dto';
 import { InviteCodes } from './invite-codes';
 import type { InvitePreviewView, MintedInviteView, MintInviteDto } from './invite.dto';
@@ -57,11 +58,7 @@ export class InvitesService {
       this.dataSource,
       'invite_preview',
       `SELECT i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode,
-              (SELECT coalesce(array_agg(DISTINCT l), '{}') FROM (
-                 SELECT unnest(c.languages) AS l FROM connections c WHERE c.room_id = r.id AND c.left_at IS NULL AND c.languages IS NOT NULL
-                 UNION ALL
-                 SELECT unnest(t.languages) FROM room_tokens t WHERE t.room_id = r.id AND t.reserved_until > clock_timestamp()
-              ) held) AS held
+              ${heldLanguagesSql('r.id')} AS held
          FROM invites i JOIN rooms r ON r.id = i.room_id WHERE i.code_hash = $1`,
       [hash],
     );

@@ -8,7 +8,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { LiveKitGateway } from '../livekit/livekit.gateway';
 import type { JoinTokenView } from './join-token.dto';
-import { ROOM_ROW_COLUMNS, type RoomRow } from './room-queries';
+import { heldLanguagesSql, ROOM_ROW_COLUMNS, type RoomRow } from './room-queries';
 
 export interface JoinRequest {
   languages: string[];
@@ -134,16 +134,9 @@ export class JoinTokensService {
 
   /** Languages held now: connected people's, plus fresh reservations of tokens not yet connected (other identities). */
   async heldLanguages(tx: EntityManager, roomId: string, exceptIdentity: string | null = null): Promise<string[]> {
-    const [{ languages }] = (await tx.query(
-      `SELECT coalesce(array_agg(DISTINCT l ORDER BY l), '{}') AS languages FROM (
-         SELECT unnest(c.languages) AS l FROM connections c
-          WHERE c.room_id = $1 AND c.left_at IS NULL AND c.languages IS NOT NULL
-         UNION ALL
-         SELECT unnest(t.languages) FROM room_tokens t
-          WHERE t.room_id = $1 AND t.reserved_until > clock_timestamp() AND t.identity IS DISTINCT FROM $2
-       ) held`,
-      [roomId, exceptIdentity],
-    )) as { languages: string[] }[];
+    const [{ languages }] = (await tx.query(`SELECT ${heldLanguagesSql('$1', '$2::text')} AS languages`, [roomId, exceptIdentity])) as {
+      languages: string[];
+    }[];
     return languages;
   }
 }

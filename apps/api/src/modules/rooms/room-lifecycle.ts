@@ -33,12 +33,14 @@ export class RoomLifecycle {
 
   async endLocked(tx: EntityManager, room: RoomRow, at: Date): Promise<OutboxJob[]> {
     if (room.status === 'ended') return [];
-    await tx.query(`UPDATE rooms SET status = 'ended', ended_at = GREATEST($2::timestamptz, started_at, created_at) WHERE id = $1`, [
-      room.id,
-      at,
-    ]);
+    // Never before the room started or was created; its open connections end exactly then.
+    const [[ended]] = (await tx.query(
+      `UPDATE rooms SET status = 'ended', ended_at = GREATEST($2::timestamptz, started_at, created_at) WHERE id = $1 RETURNING ended_at`,
+      [room.id, at],
+    )) as [{ ended_at: Date }[], number];
     room.status = 'ended';
-    await this.meter.closeAllInRoom(tx, room.id, at);
+    room.ended_at = ended.ended_at;
+    await this.meter.closeAllInRoom(tx, room.id, ended.ended_at);
     const jobs = await this.translator.reconcile(tx, room);
     await this.outbox.write(tx, jobs);
     return jobs;
