@@ -1,4 +1,4 @@
-import { initializeLogger, tokenize, tts, voice } from '@livekit/agents';
+import { initializeLogger, tokenize, tts, type voice } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import { LatencyTracker } from './latency-tracker';
 import {
@@ -8,7 +8,7 @@ import {
   type TranslationOutputs,
   type TranslationSegment,
 } from './speaker-pipeline';
-import { endOfSpeech, final, interim, SAMPLE_RATE, ScriptedSTT, SilenceTTS, startOfSpeech } from '../../test/support/fakes';
+import { endOfSpeech, final, interim, RecordingLLM, SAMPLE_RATE, ScriptedSTT, SilenceTTS, startOfSpeech } from '../../test/support/fakes';
 
 initializeLogger({ pretty: false, level: 'error' });
 
@@ -21,13 +21,14 @@ interface Recorded {
 function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: voice.testing.FakeLLMResponse[]) {
   const stts: ScriptedSTT[] = [];
   const synth = new SilenceTTS();
+  const model = new RecordingLLM(responses);
   const providers: SpeechProviders = {
     stt: (languages) => {
       const engine = new ScriptedSTT(languages);
       stts.push(engine);
       return engine;
     },
-    llm: new voice.testing.FakeLLM(responses),
+    llm: model,
     tts: new tts.StreamAdapter(synth, new tokenize.basic.SentenceTokenizer()),
   };
   const recorded: Recorded = { transcripts: [], translations: [], audio: new Map() };
@@ -55,6 +56,7 @@ function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: v
   return {
     stts,
     synth,
+    model,
     recorded,
     latency,
     errors,
@@ -91,6 +93,13 @@ describe('SpeakerPipeline with deterministic local providers', () => {
     expect(h.recorded.audio.get('en')?.[0]?.sampleRate).toBe(SAMPLE_RATE);
     // End of speech at t=100, first translated audio at t=200 on the fake clock.
     expect(h.latency.drain()).toEqual([{ direction: 'de>en', p50Ms: 100, p95Ms: 100, samples: 1, audioSeconds: 0.13 }]);
+    // The LLM step is the TranslationAgent's: its instructions, then the segment alone.
+    expect(h.model.requests.map((r) => r.messages.map((m) => [m.role, m.text]))).toEqual([
+      [
+        ['system', expect.stringContaining('from language "de" into language "en"')],
+        ['user', 'Guten Morgen.'],
+      ],
+    ]);
     expect(h.errors).toEqual([]);
   });
 
@@ -123,6 +132,10 @@ describe('SpeakerPipeline with deterministic local providers', () => {
       ['de', 'en', 'Just around the corner.'],
     ]);
     expect(h.latency.drain().map((r) => r.direction)).toEqual(['de>en', 'en>de']);
+    expect(h.model.requests.map((r) => r.messages[0]?.text)).toEqual([
+      expect.stringContaining('from language "en" into language "de"'),
+      expect.stringContaining('from language "de" into language "en"'),
+    ]);
   });
 
   it('mono without a detected language: the model names the target and the audio goes to that track', async () => {
@@ -134,6 +147,7 @@ describe('SpeakerPipeline with deterministic local providers', () => {
     ]);
     expect([...h.recorded.audio.keys()]).toEqual(['en']);
     expect(h.synth.sentences).toEqual(['Thank you very much.']);
+    expect(h.model.requests[0]?.messages[0]?.text).toContain('between language "de" and language "en"');
   });
 
   it('a dual speaker outside the room pair is captioned but not translated', async () => {
@@ -144,5 +158,6 @@ describe('SpeakerPipeline with deterministic local providers', () => {
     expect(h.recorded.translations).toEqual([]);
     expect(h.recorded.audio.size).toBe(0);
     expect(h.synth.sentences).toEqual([]);
+    expect(h.model.requests).toEqual([]);
   });
 });

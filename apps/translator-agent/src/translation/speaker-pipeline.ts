@@ -1,8 +1,9 @@
 import { directionLabel, recognitionLanguages, routeUtterance, type TranslationMode } from '@app/domain/translation-routing';
-import { llm, stt, tts } from '@livekit/agents';
+import { type llm, stt, tts } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import type { LatencyTracker } from './latency-tracker';
-import { detectAndTranslateInstructions, parseTargetTag, translationInstructions } from './tagged-output';
+import { parseTargetTag } from './tagged-output';
+import { TranslationAgent, translationTaskFor, translationTaskKey } from './translation-agent';
 
 export interface TranscriptSegment {
   speakerIdentity: string;
@@ -48,6 +49,8 @@ export interface SpeakerPipelineOptions {
 
 interface Utterance {
   segmentId: string;
+  /** The text translation step for this utterance: fixed direction, or detection in mono. */
+  agent: TranslationAgent;
   text: string;
   source: string | null;
   target: string | null;
@@ -66,6 +69,7 @@ export class SpeakerPipeline {
   private sequence = 0;
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
+  private readonly agents = new Map<string, TranslationAgent>();
 
   constructor(private readonly options: SpeakerPipelineOptions) {
     this.now = options.now ?? Date.now;
@@ -132,8 +136,13 @@ export class SpeakerPipeline {
     this.speechEndedAt = null;
     const source = route.kind === 'translate' ? route.source : null;
     this.emit(this.options.outputs.transcript({ ...this.segment(alt, true, segmentId), language: source ?? (alt.language || null) }));
-    if (route.kind === 'skip' && route.reason !== 'language-undetected') return;
-    const utterance: Utterance = { segmentId, text, source, target: route.kind === 'translate' ? route.target : null, endOfSpeechAt };
+    const task = translationTaskFor(route, this.options.roomLanguages);
+    if (!task) return;
+    const key = translationTaskKey(task);
+    const agent = this.agents.get(key) ?? new TranslationAgent(task);
+    this.agents.set(key, agent);
+    const target = route.kind === 'translate' ? route.target : null;
+    const utterance: Utterance = { segmentId, agent, text, source, target, endOfSpeechAt };
     this.chain = this.chain.then(() => this.translate(utterance)).catch((error: unknown) => this.options.onError?.(error));
   }
 
@@ -143,10 +152,7 @@ export class SpeakerPipeline {
 
   private async translate(u: Utterance): Promise<void> {
     const { providers, outputs, latency, roomLanguages } = this.options;
-    const chatCtx = llm.ChatContext.empty();
-    const instructions = u.source && u.target ? translationInstructions(u.source, u.target) : detectAndTranslateInstructions(roomLanguages);
-    chatCtx.addMessage({ role: 'system', content: instructions });
-    chatCtx.addMessage({ role: 'user', content: u.text });
+    const chatCtx = u.agent.segmentContext(u.text);
 
     let target = u.target;
     let source = u.source;

@@ -1,8 +1,9 @@
 /**
  * Deterministic local providers for pipeline tests only: recognition replays a script, synthesis
- * turns each sentence into 10 ms of silence per character. The LLM is agents-js's own FakeLLM.
+ * turns each sentence into 10 ms of silence per character. The LLM is agents-js's own FakeLLM,
+ * recording what it was asked.
  */
-import { stt, tts, type APIConnectOptions } from '@livekit/agents';
+import { type llm, stt, tts, voice, type APIConnectOptions } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 
 export class ScriptedSpeechStream extends stt.SpeechStream {
@@ -97,3 +98,25 @@ export function interim(text: string, language = ''): stt.SpeechEvent {
 
 export const startOfSpeech: stt.SpeechEvent = { type: stt.SpeechEventType.START_OF_SPEECH };
 export const endOfSpeech: stt.SpeechEvent = { type: stt.SpeechEventType.END_OF_SPEECH };
+
+export interface RecordedRequest {
+  /** Role and text of every item the LLM was given, in order. */
+  messages: { role: string; text: string }[];
+}
+
+/**
+ * agents-js's FakeLLM (scripted answers keyed by the user's text) that also records every request,
+ * so tests can assert on the instructions the model was actually given.
+ */
+export class RecordingLLM extends voice.testing.FakeLLM {
+  readonly requests: RecordedRequest[] = [];
+
+  override chat(params: Parameters<voice.testing.FakeLLM['chat']>[0]): llm.LLMStream {
+    this.requests.push({
+      messages: params.chatCtx.items.flatMap((item) =>
+        item.type === 'message' ? [{ role: item.role, text: item.textContent ?? '' }] : [],
+      ),
+    });
+    return super.chat(params);
+  }
+}
