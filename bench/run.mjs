@@ -355,7 +355,10 @@ async function main() {
     await run(process.execPath, [path.join(DIST, 'cli/main.js'), 'credit:grant', '--org', organizationId, '--cents', '100000000'], env);
 
     const apiPort = await freePort();
-    const api = startChild('API', [path.join(DIST, 'main.js')], { ...env, PORT: String(apiPort) });
+    const api = startChild('API', [...(process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(DIST, 'main.js')], {
+      ...env,
+      PORT: String(apiPort),
+    });
     const baselinePort = await freePort();
     const baseline = startChild('baseline', [path.join(ROOT, 'bench/baseline-server.mjs')], {
       ...env,

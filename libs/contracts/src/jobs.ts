@@ -1,6 +1,13 @@
-/** A stored inbound webhook event to apply; the id is the provider's event id. */
-export interface StoredEventJob {
-  eventId: string;
+/** Stored inbound webhook events to apply (those received together). */
+export interface StoredEventsJob {
+  events: StoredEventRef[];
+}
+
+export interface StoredEventRef {
+  /** The provider's event id. */
+  id: string;
+  /** What the event is about when known (LiveKit: the room's name): events of one subject apply in one lane. */
+  subject: string | null;
 }
 
 export type StreamingModeName = 'mono' | 'dual';

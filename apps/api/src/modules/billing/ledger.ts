@@ -69,11 +69,11 @@ export class Ledger {
   }
 
   private async moveBalance(tx: EntityManager, organizationId: string, delta: number): Promise<void> {
-    await this.hot.run(tx, () =>
+    await this.hot.add(tx, `2.balance.${organizationId}`, [delta], ([sum]) =>
       tx.query(
         `INSERT INTO credit_accounts (organization_id, balance_cents, currency) VALUES ($1, $2, $3)
        ON CONFLICT (organization_id) DO UPDATE SET balance_cents = credit_accounts.balance_cents + EXCLUDED.balance_cents`,
-        [organizationId, delta, this.config.credit.currency],
+        [organizationId, sum, this.config.credit.currency],
       ),
     );
   }

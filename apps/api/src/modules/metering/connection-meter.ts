@@ -58,11 +58,12 @@ export class ConnectionMeter {
 
   /** The room's totals, the usage rollup and the ledger follow every ended connection. */
   private async account(tx: EntityManager, connection: OpenConnection, minutes: number, cents: number, leftAt: Date): Promise<void> {
-    await tx.query(
-      `UPDATE rooms SET total_connection_minutes = total_connection_minutes + $2, total_charged_cents = total_charged_cents + $3 WHERE id = $1`,
+    const [[room]] = (await tx.query(
+      `UPDATE rooms SET total_connection_minutes = total_connection_minutes + $2, total_charged_cents = total_charged_cents + $3
+        WHERE id = $1 RETURNING organization_id AS "organizationId", started_at AS "startedAt"`,
       [connection.room_id, minutes, cents],
-    );
-    await this.usage.addToRoom(tx, connection.room_id, { minutes, participants: 0 });
+    )) as [{ organizationId: string; startedAt: Date | null }[], number];
+    await this.usage.addToRoom(tx, room, { minutes, participants: 0 });
     await this.ledger.charge(tx, {
       organizationId: connection.organization_id,
       roomId: connection.room_id,

@@ -21,6 +21,13 @@ export class RoomLifecycle {
     return rows[0] ?? null;
   }
 
+  /** Locks the rooms with these LiveKit names, in id order; rooms not found are left out. */
+  async lockAll(tx: EntityManager, livekitNames: string[]): Promise<RoomRow[]> {
+    return (await tx.query(`SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE livekit_name = ANY($1) ORDER BY id FOR UPDATE`, [
+      livekitNames,
+    ])) as RoomRow[];
+  }
+
   /** Ends the room at `at`, closing its open connections there; ending an ended room changes nothing. */
   async end(roomId: string, at: Date): Promise<void> {
     const jobs = await this.dataSource.transaction(async (tx) => {

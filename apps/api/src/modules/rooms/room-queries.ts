@@ -14,13 +14,14 @@ export interface RoomRow {
   name: string;
   livekit_name: string;
   status: 'created' | 'active' | 'ended';
+  started_at: Date | null;
   ended_at: Date | null;
   streaming_mode: 'mono' | 'dual' | null;
   translator_present: boolean;
   translator_generation: number;
 }
 
-export const ROOM_ROW_COLUMNS = `id, organization_id, name, livekit_name, status, ended_at, streaming_mode, translator_present, translator_generation`;
+export const ROOM_ROW_COLUMNS = `id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode, translator_present, translator_generation`;
 
 /**
  * The languages a room holds now, as a scalar subquery: those of connected people, plus the fresh

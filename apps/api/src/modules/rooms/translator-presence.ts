@@ -12,14 +12,31 @@ import type { RoomRow } from './room-queries';
 @Injectable()
 export class TranslatorPresence {
   async reconcile(tx: EntityManager, room: RoomRow): Promise<OutboxJob[]> {
-    const [{ languages }] = (await tx.query(
-      `SELECT coalesce(array_agg(DISTINCT l ORDER BY l), '{}') AS languages
+    return this.reconcileAll(tx, [room]);
+  }
+
+  /** Reconciles several locked rooms, reading the languages they hold with one query. */
+  async reconcileAll(tx: EntityManager, rooms: RoomRow[]): Promise<OutboxJob[]> {
+    if (rooms.length === 0) return [];
+    const rows = (await tx.query(
+      `SELECT c.room_id, array_agg(DISTINCT l ORDER BY l) AS languages
          FROM connections c, unnest(c.languages) AS l
-        WHERE c.room_id = $1 AND c.left_at IS NULL AND c.kind IS DISTINCT FROM 'translator'`,
-      [room.id],
-    )) as { languages: string[] }[];
+        WHERE c.room_id = ANY($1) AND c.left_at IS NULL AND c.kind IS DISTINCT FROM 'translator'
+        GROUP BY c.room_id`,
+      [rooms.map((room) => room.id)],
+    )) as { room_id: string; languages: string[] }[];
+    const held = new Map(rows.map((row) => [row.room_id, row.languages]));
+    const jobs: OutboxJob[] = [];
+    for (const room of rooms) {
+      const job = await this.decide(tx, room, held.get(room.id) ?? []);
+      if (job) jobs.push(job);
+    }
+    return jobs;
+  }
+
+  private async decide(tx: EntityManager, room: RoomRow, languages: string[]): Promise<OutboxJob | null> {
     const wanted = room.status !== 'ended' && languages.length >= 2;
-    if (wanted === room.translator_present) return [];
+    if (wanted === room.translator_present) return null;
     const generation = room.translator_generation + 1;
     await tx.query(`UPDATE rooms SET translator_present = $2, translator_generation = $3 WHERE id = $1`, [room.id, wanted, generation]);
     room.translator_present = wanted;
@@ -27,9 +44,9 @@ export class TranslatorPresence {
     const base = { roomId: room.id, livekitRoom: room.livekit_name, generation };
     if (wanted) {
       const payload: TranslatorDispatchJob = { ...base, languages: [languages[0], languages[1]], mode: room.streaming_mode ?? 'dual' };
-      return [{ queue: QUEUES.translatorPresence, name: TRANSLATOR_JOBS.dispatch, jobId: `${room.id}.${generation}.dispatch`, payload }];
+      return { queue: QUEUES.translatorPresence, name: TRANSLATOR_JOBS.dispatch, jobId: `${room.id}.${generation}.dispatch`, payload };
     }
     const payload: TranslatorDismissJob = base;
-    return [{ queue: QUEUES.translatorPresence, name: TRANSLATOR_JOBS.dismiss, jobId: `${room.id}.${generation}.dismiss`, payload }];
+    return { queue: QUEUES.translatorPresence, name: TRANSLATOR_JOBS.dismiss, jobId: `${room.id}.${generation}.dismiss`, payload };
   }
 }

@@ -2,9 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import type { EntityManager } from 'typeorm';
 
-/** The 15-minute slot holding a timestamp, in SQL. */
-export const SLOT_OF = (expression: string) => `to_timestamp(floor(extract(epoch FROM ${expression}) / 900) * 900)`;
-
 interface Delta {
   minutes: number;
   sessions: number;
@@ -36,30 +33,37 @@ export class UsageRollup {
     await this.add(tx, room.organization_id, room.started_at, whole);
   }
 
-  /** A connection or minutes added to a room that has already started. */
-  async addToRoom(tx: EntityManager, roomId: string, delta: Omit<Delta, 'sessions'>): Promise<void> {
-    await this.hot.run(tx, () =>
-      tx.query(
-        `INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants)
-       SELECT organization_id, ${SLOT_OF('started_at')}, $2, 0, $3 FROM rooms WHERE id = $1 AND started_at IS NOT NULL
-       ON CONFLICT (organization_id, slot) DO UPDATE SET minutes = usage_slots.minutes + EXCLUDED.minutes,
-         participants = usage_slots.participants + EXCLUDED.participants`,
-        [roomId, delta.minutes, delta.participants],
-      ),
-    );
+  /** A connection or minutes added to a room that has already started (at `room.startedAt`). */
+  async addToRoom(
+    tx: EntityManager,
+    room: { organizationId: string; startedAt: Date | null },
+    delta: Omit<Delta, 'sessions'>,
+  ): Promise<void> {
+    if (room.startedAt) await this.add(tx, room.organizationId, room.startedAt, { ...delta, sessions: 0 });
   }
 
+  /** Adds to the slot holding `at`; slots are summed per row and written last (see HotRowWrites). */
   private async add(tx: EntityManager, organizationId: string, at: Date, delta: Delta): Promise<void> {
-    await this.hot.run(tx, () =>
-      tx.query(
-        `INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants) VALUES ($1, ${SLOT_OF('$2::timestamptz')}, $3, $4, $5)
+    const slot = Math.floor(at.getTime() / SLOT_MS) * (SLOT_MS / 1000);
+    await this.hot.add(
+      tx,
+      usageSlotKey(organizationId, slot),
+      [delta.minutes, delta.sessions, delta.participants],
+      ([minutes, sessions, participants]) =>
+        tx.query(
+          `INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants) VALUES ($1, to_timestamp($2), $3, $4, $5)
        ON CONFLICT (organization_id, slot) DO UPDATE SET minutes = usage_slots.minutes + EXCLUDED.minutes,
          sessions = usage_slots.sessions + EXCLUDED.sessions, participants = usage_slots.participants + EXCLUDED.participants`,
-        [organizationId, at, delta.minutes, delta.sessions, delta.participants],
-      ),
+          [organizationId, slot, minutes, sessions, participants],
+        ),
     );
   }
 }
+
+const SLOT_MS = 900_000;
+
+/** Usage slots sort before the balance (`2.balance…`), slots by organization and time. */
+const usageSlotKey = (organizationId: string, slotSeconds: number) => `1.usage.${organizationId}.${String(slotSeconds).padStart(12, '0')}`;
 
 function negate(delta: Delta): Delta {
   return { minutes: -delta.minutes, sessions: -delta.sessions, participants: -delta.participants };

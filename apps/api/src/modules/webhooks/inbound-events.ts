@@ -1,56 +1,98 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { QueueName } from '@app/contracts';
+import type { QueueName, StoredEventRef, StoredEventsJob } from '@app/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
+import { Coalescer } from '../../common/batching/coalescer';
 import { QueueRegistry } from '../../queue/queue-registry';
 
 export type Provider = 'livekit' | 'stripe';
 
 const QUEUE_OF: Record<Provider, QueueName> = { livekit: 'livekit-events', stripe: 'stripe-events' };
 
+export interface ReceivedEvent {
+  provider: Provider;
+  eventId: string;
+  eventType: string;
+  subject: string | null;
+  payload: unknown;
+}
+
 /**
  * Inbound webhook events: stored by their id before we answer 2xx, then applied from a queue.
  * Applying marks the event processed in the same transaction, so it takes effect exactly once.
+ * Deliveries that arrive together are stored with one insert and enqueued as one job.
  */
 const REQUEUE_AFTER_MS = 15_000;
+const JOB_OPTIONS = { attempts: 10, backoff: { type: 'exponential', delay: 500 } } as const;
 
 @Injectable()
 export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(InboundEvents.name);
   private timer: NodeJS.Timeout | null = null;
+  private readonly storing = new Coalescer<ReceivedEvent>((events) => this.storeAll(events), { maxBatch: 200, parallel: 2 });
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly queues: QueueRegistry,
   ) {}
 
-  async store(provider: Provider, eventId: string, eventType: string, payload: unknown): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO inbound_events (provider, event_id, event_type, payload) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-      [provider, eventId, eventType, JSON.stringify(payload)],
-    );
-    await this.enqueue(provider, eventId);
+  /** Resolves once the event is durably stored and queued. */
+  store(event: ReceivedEvent): Promise<void> {
+    return this.storing.submit(event);
   }
 
-  async enqueue(provider: Provider, eventId: string): Promise<void> {
-    await this.queues.add(
-      QUEUE_OF[provider],
-      provider,
-      { eventId },
-      { jobId: `${provider}.${eventId}`, attempts: 10, backoff: { type: 'exponential', delay: 500 } },
+  private async storeAll(events: ReceivedEvent[]): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO inbound_events (provider, event_id, event_type, payload)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) ON CONFLICT DO NOTHING`,
+      [
+        events.map((e) => e.provider),
+        events.map((e) => e.eventId),
+        events.map((e) => e.eventType),
+        events.map((e) => JSON.stringify(e.payload)),
+      ],
     );
+    for (const provider of new Set(events.map((e) => e.provider))) {
+      await this.enqueue(
+        provider,
+        events.filter((e) => e.provider === provider).map((e) => ({ id: e.eventId, subject: e.subject })),
+      );
+    }
+  }
+
+  /** One job for these events; applying is idempotent, so a job enqueued twice changes nothing. */
+  async enqueue(provider: Provider, events: StoredEventRef[]): Promise<void> {
+    const job: StoredEventsJob = { events };
+    await this.queues.add(QUEUE_OF[provider], provider, job, JOB_OPTIONS);
   }
 
   /** Runs `apply` in a transaction holding the event's row; a processed event is skipped. */
   async applyOnce(provider: Provider, eventId: string, apply: (tx: EntityManager, payload: unknown) => Promise<void>): Promise<boolean> {
+    return this.applyEach(provider, [eventId], (tx, payloads) => apply(tx, payloads[0]));
+  }
+
+  /**
+   * Runs `apply` with the payloads of those of `eventIds` not yet processed, in one transaction that
+   * marks them processed (in the order they were received); returns false when none was left.
+   */
+  async applyEach(
+    provider: Provider,
+    eventIds: string[],
+    apply: (tx: EntityManager, payloads: unknown[]) => Promise<void>,
+  ): Promise<boolean> {
     return this.dataSource.transaction(async (tx) => {
-      // Marking first takes the row's lock: a concurrent duplicate waits, then finds it processed.
-      // If applying fails, the transaction rolls back and the event is unmarked again.
+      // Marking first takes the rows' locks: a concurrent duplicate waits, then finds them processed.
+      // If applying fails, the transaction rolls back and the events are unmarked again.
       const [rows] = (await tx.query(
-        `UPDATE inbound_events SET processed_at = now() WHERE provider = $1 AND event_id = $2 AND processed_at IS NULL RETURNING payload`,
-        [provider, eventId],
-      )) as [{ payload: unknown }[], number];
+        `UPDATE inbound_events SET processed_at = now() WHERE provider = $1 AND event_id = ANY($2) AND processed_at IS NULL
+         RETURNING payload, received_at`,
+        [provider, eventIds],
+      )) as [{ payload: unknown; received_at: Date }[], number];
       if (rows.length === 0) return false;
-      await apply(tx, rows[0].payload);
+      rows.sort((a, b) => a.received_at.getTime() - b.received_at.getTime());
+      await apply(
+        tx,
+        rows.map((row) => row.payload),
+      );
       return true;
     });
   }
@@ -61,7 +103,12 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
       `SELECT provider, event_id FROM inbound_events WHERE processed_at IS NULL AND received_at < now() - make_interval(secs => $1) ORDER BY received_at LIMIT 1000`,
       [olderThanMs / 1000],
     )) as { provider: Provider; event_id: string }[];
-    for (const row of rows) await this.enqueue(row.provider, row.event_id);
+    for (const provider of new Set(rows.map((row) => row.provider))) {
+      await this.enqueue(
+        provider,
+        rows.filter((row) => row.provider === provider).map((row) => ({ id: row.event_id, subject: null })),
+      );
+    }
     return rows.length;
   }
 

@@ -13,7 +13,11 @@ import { UsageRollup } from '../usage/usage-rollup';
 
 type Participant = NonNullable<LiveKitEventFacts['participant']>;
 
-/** Applies one stored LiveKit event to rooms and connections, under the room's row lock. */
+/**
+ * Applies stored LiveKit events to rooms and connections. A batch locks each of its rooms once (in
+ * id order, so two batches never deadlock), applies each room's events in event-time order, then
+ * decides the translator's presence once per room from where the room ended up.
+ */
 @Injectable()
 export class LiveKitEventProcessor {
   constructor(
@@ -24,24 +28,37 @@ export class LiveKitEventProcessor {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async apply(tx: EntityManager, payload: unknown): Promise<OutboxJob[]> {
-    const event = readLiveKitEvent(payload);
-    if (!event.livekitRoom) return [];
-    const room = await this.lifecycle.lock(tx, { livekitName: event.livekitRoom });
-    if (!room) return [];
+  async applyBatch(tx: EntityManager, payloads: unknown[]): Promise<OutboxJob[]> {
+    const byRoom = new Map<string, LiveKitEventFacts[]>();
+    for (const event of payloads.map(readLiveKitEvent)) {
+      if (!event.livekitRoom) continue;
+      byRoom.set(event.livekitRoom, [...(byRoom.get(event.livekitRoom) ?? []), event]);
+    }
+    if (byRoom.size === 0) return [];
+    const rooms = await this.lifecycle.lockAll(tx, [...byRoom.keys()]);
+    const jobs: OutboxJob[] = [];
+    for (const room of rooms) {
+      // A stable sort: events of the same instant keep the order they were received in.
+      const events = byRoom.get(room.livekit_name)!.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+      for (const event of events) jobs.push(...(await this.applyOne(tx, room, event)));
+    }
+    jobs.push(...(await this.translator.reconcileAll(tx, rooms)));
+    return jobs;
+  }
+
+  private async applyOne(tx: EntityManager, room: RoomRow, event: LiveKitEventFacts): Promise<OutboxJob[]> {
     switch (event.type) {
       case 'participant_joined': {
         if (!event.participant) return [];
         const connectionId = await this.joined(tx, room, event.participant);
         // A join reported after the room ended was part of the call: it ended with the room.
         if (room.status === 'ended' && room.ended_at && connectionId !== null) await this.meter.close(tx, connectionId, room.ended_at);
-        return this.translator.reconcile(tx, room);
+        return [];
       }
       case 'participant_left':
       case 'participant_connection_aborted':
-        if (!event.participant) return [];
-        await this.left(tx, room, event.participant, event.createdAt);
-        return this.translator.reconcile(tx, room);
+        if (event.participant) await this.left(tx, room, event.participant, event.createdAt);
+        return [];
       case 'room_finished':
         return this.lifecycle.endLocked(tx, room, event.createdAt);
       default:
@@ -80,7 +97,7 @@ export class LiveKitEventProcessor {
       await tx.query(`UPDATE rooms SET status = 'active' WHERE id = $1`, [room.id]);
       room.status = 'active';
     }
-    await this.moveStart(tx, room.id, participant.joinedAt, inserted.length > 0 && kind !== 'translator');
+    await this.moveStart(tx, room, participant.joinedAt, inserted.length > 0 && kind !== 'translator');
     if (inserted[0]) return inserted[0].id;
     const [existing] = (await tx.query(`SELECT id FROM connections WHERE room_id = $1 AND participant_sid = $2`, [
       room.id,
@@ -90,13 +107,14 @@ export class LiveKitEventProcessor {
   }
 
   /** A room starts at its earliest join; the usage rollup follows the start, or counts the new participant. */
-  private async moveStart(tx: EntityManager, roomId: string, joinedAt: Date, newParticipant: boolean): Promise<void> {
-    const [room] = (await tx.query(`SELECT started_at FROM rooms WHERE id = $1`, [roomId])) as { started_at: Date | null }[];
-    if (room.started_at === null || joinedAt < room.started_at) {
-      await tx.query(`UPDATE rooms SET started_at = $2 WHERE id = $1`, [roomId, joinedAt]);
-      await this.usage.roomStartChanged(tx, roomId, room.started_at, newParticipant ? 1 : 0);
+  private async moveStart(tx: EntityManager, room: RoomRow, joinedAt: Date, newParticipant: boolean): Promise<void> {
+    const startedAt = room.started_at;
+    if (startedAt === null || joinedAt < startedAt) {
+      await tx.query(`UPDATE rooms SET started_at = $2 WHERE id = $1`, [room.id, joinedAt]);
+      room.started_at = joinedAt;
+      await this.usage.roomStartChanged(tx, room.id, startedAt, newParticipant ? 1 : 0);
     } else if (newParticipant) {
-      await this.usage.addToRoom(tx, roomId, { minutes: 0, participants: 1 });
+      await this.usage.addToRoom(tx, { organizationId: room.organization_id, startedAt }, { minutes: 0, participants: 1 });
     }
   }
 

@@ -1,14 +1,27 @@
-import { QUEUES, type StoredEventJob } from '@app/contracts';
+import { QUEUES, type StoredEventsJob } from '@app/contracts';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { Coalescer } from '../../common/batching/coalescer';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import { Outbox, type OutboxJob } from '../../queue/outbox';
 import { QueueRegistry } from '../../queue/queue-registry';
 import { InboundEvents } from './inbound-events';
 import { LiveKitEventProcessor } from './livekit-event-processor';
 
-/** The handler of the livekit-events queue. */
+/**
+ * The handler of the livekit-events queue. The events of jobs that run at the same time are applied
+ * together: one transaction per batch, one lock per room, one write per balance and usage slot.
+ */
+const LANES = 2;
+
 @Injectable()
 export class LiveKitEventsWorker implements OnModuleInit {
+  /** Events of one room always go to the same lane, so lanes never wait on each other's room locks. */
+  private readonly lanes = Array.from(
+    { length: LANES },
+    () => new Coalescer<string>((eventIds) => this.applyAll(eventIds), { maxBatch: 250, parallel: 1 }),
+  );
+
   constructor(
     private readonly queues: QueueRegistry,
     private readonly events: InboundEvents,
@@ -18,16 +31,24 @@ export class LiveKitEventsWorker implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.queues.process<StoredEventJob>(QUEUES.livekitEvents, async (job) => {
-      let jobs: OutboxJob[] = [];
-      await this.events.applyOnce('livekit', job.data.eventId, async (tx, payload) => {
-        jobs = await this.hot.deferWithin(tx, async () => {
-          const decided = await this.processor.apply(tx, payload);
-          await this.outbox.write(tx, decided);
-          return decided;
-        });
-      });
-      await this.outbox.flush(jobs);
+    this.queues.process<StoredEventsJob>(QUEUES.livekitEvents, async (job) => {
+      await Promise.all(job.data.events.map((event) => this.laneOf(event.subject).submit(event.id)));
     });
+  }
+
+  private laneOf(subject: string | null): Coalescer<string> {
+    return this.lanes[subject ? createHash('sha1').update(subject).digest().readUInt32BE(0) % LANES : 0];
+  }
+
+  private async applyAll(eventIds: string[]): Promise<void> {
+    let jobs: OutboxJob[] = [];
+    await this.events.applyEach('livekit', eventIds, async (tx, payloads) => {
+      jobs = await this.hot.deferWithin(tx, async () => {
+        const decided = await this.processor.applyBatch(tx, payloads);
+        await this.outbox.write(tx, decided);
+        return decided;
+      });
+    });
+    await this.outbox.flush(jobs);
   }
 }

@@ -24,7 +24,13 @@ export class LiveKitWebhookController {
     const event = await this.livekit.verifyWebhook(raw, request.headers.authorization);
     if (!event) throw ApiError.unauthorized('The webhook signature does not verify.');
     const eventId = event.id || createHash('sha256').update(raw).digest('hex');
-    await this.events.store('livekit', eventId, event.event, event.toJson());
+    await this.events.store({
+      provider: 'livekit',
+      eventId,
+      eventType: event.event,
+      subject: event.room?.name || null,
+      payload: event.toJson(),
+    });
     return { received: true };
   }
 }

@@ -1,4 +1,4 @@
-import { QUEUES, type StoredEventJob } from '@app/contracts';
+import { QUEUES, type StoredEventsJob } from '@app/contracts';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { QueueRegistry } from '../../queue/queue-registry';
@@ -15,8 +15,11 @@ export class StripeEventsWorker implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.queues.process<StoredEventJob>(QUEUES.stripeEvents, async (job) => {
-      await this.events.applyOnce('stripe', job.data.eventId, (tx, payload) => this.settlement.apply(tx, payload as Stripe.Event));
+    this.queues.process<StoredEventsJob>(QUEUES.stripeEvents, async (job) => {
+      // One transaction per event; after a failure the retry skips those already applied.
+      for (const event of job.data.events) {
+        await this.events.applyOnce('stripe', event.id, (tx, payload) => this.settlement.apply(tx, payload as Stripe.Event));
+      }
     });
   }
 }

@@ -22,7 +22,7 @@ export class StripeWebhookController {
     const signature = request.headers['stripe-signature'];
     const event = this.stripe.verifyWebhook(request.rawBody ?? Buffer.alloc(0), typeof signature === 'string' ? signature : undefined);
     if (!event) throw new ApiError(400, 'The Stripe-Signature header does not verify.');
-    await this.events.store('stripe', event.id, event.type, event);
+    await this.events.store({ provider: 'stripe', eventId: event.id, eventType: event.type, subject: null, payload: event });
     return { received: true };
   }
 }
