@@ -3,18 +3,18 @@ import type { EntityManager } from 'typeorm';
 
 /** Writes one additive change (a vector of deltas) to one hot row. */
 type DeltaWrite = (delta: number[]) => Promise<unknown>;
+/** Inserts rows that nothing in the transaction reads back (one multi-row insert). */
+type RowsWrite<R> = (rows: R[]) => Promise<unknown>;
 
-interface PendingWrite {
-  delta: number[];
-  write: DeltaWrite;
-}
+type PendingWrite = { kind: 'sum'; delta: number[]; write: DeltaWrite } | { kind: 'rows'; rows: unknown[]; write: RowsWrite<unknown> };
 
 /**
- * Writes to rows that every transaction of an organization touches (its balance, its usage slots)
- * serialize those transactions. Inside `deferWithin`, such writes are summed per row and run last,
- * just before commit, in the order of their keys, so their row locks are held briefly, taken once
- * per row however many events the transaction applies, and always in the same order (no deadlock
- * between two transactions). Elsewhere they run at once.
+ * Writes to rows that every transaction of an organization touches (its balance, its usage slots,
+ * a room's totals) serialize those transactions. Inside `deferWithin`, such writes are summed per
+ * row and run last, just before commit, in the order of their keys, so their row locks are held
+ * briefly, taken once per row however many events the transaction applies, and always in the same
+ * order (no deadlock between two transactions). Appended rows become one insert. Elsewhere every
+ * write runs at once.
  */
 @Injectable()
 export class HotRowWrites {
@@ -28,8 +28,29 @@ export class HotRowWrites {
       return;
     }
     const existing = deferred.get(key);
-    if (existing) existing.delta = existing.delta.map((value, i) => value + delta[i]);
-    else deferred.set(key, { delta: [...delta], write });
+    if (existing?.kind === 'sum') existing.delta = existing.delta.map((value, i) => value + delta[i]);
+    else deferred.set(key, { kind: 'sum', delta: [...delta], write });
+  }
+
+  /** Queues `row` for one insert with the other rows of `key`. */
+  async append<R>(tx: EntityManager, key: string, row: R, write: RowsWrite<R>): Promise<void> {
+    const deferred = this.pending.get(tx);
+    if (!deferred) {
+      await write([row]);
+      return;
+    }
+    const existing = deferred.get(key);
+    if (existing?.kind === 'rows') existing.rows.push(row);
+    else deferred.set(key, { kind: 'rows', rows: [row], write: write as RowsWrite<unknown> });
+  }
+
+  /** Runs the pending write of `key` now, for a read in the same transaction that must see it. */
+  async flush(tx: EntityManager, key: string): Promise<void> {
+    const deferred = this.pending.get(tx);
+    const write = deferred?.get(key);
+    if (!deferred || !write) return;
+    deferred.delete(key);
+    await run(write);
   }
 
   async deferWithin<T>(tx: EntityManager, body: () => Promise<T>): Promise<T> {
@@ -38,13 +59,15 @@ export class HotRowWrites {
     try {
       const result = await body();
       this.pending.delete(tx);
-      for (const key of [...deferred.keys()].sort()) {
-        const { delta, write } = deferred.get(key)!;
-        if (delta.some((value) => value !== 0)) await write(delta);
-      }
+      for (const key of [...deferred.keys()].sort()) await run(deferred.get(key)!);
       return result;
     } finally {
       this.pending.delete(tx);
     }
   }
+}
+
+async function run(pending: PendingWrite): Promise<void> {
+  if (pending.kind === 'rows') await pending.write(pending.rows);
+  else if (pending.delta.some((value) => value !== 0)) await pending.write(pending.delta);
 }

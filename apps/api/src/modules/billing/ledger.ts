@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
+import { balanceKey, LEDGER_CHARGES_KEY } from '../../database/hot-row-keys';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import type { AppConfig } from '../../config/app-config';
 
@@ -28,10 +29,21 @@ export class Ledger {
     entry: { organizationId: string; roomId: string; connectionId: number; cents: number; occurredAt: Date },
   ): Promise<void> {
     if (entry.cents === 0) return;
-    await tx.query(
-      `INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, room_id, connection_id)
-       VALUES ($1, 'charge', $2, $3, $4, $5, $6)`,
-      [entry.organizationId, -entry.cents, this.config.credit.currency, entry.occurredAt, entry.roomId, entry.connectionId],
+    await this.hot.append(tx, LEDGER_CHARGES_KEY, { ...entry, cents: -entry.cents }, (rows) =>
+      tx.query(
+        `INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, room_id, connection_id)
+         SELECT organization_id, 'charge', delta_cents, $1, occurred_at, room_id, connection_id
+           FROM unnest($2::uuid[], $3::bigint[], $4::timestamptz[], $5::uuid[], $6::bigint[])
+             AS c(organization_id, delta_cents, occurred_at, room_id, connection_id)`,
+        [
+          this.config.credit.currency,
+          rows.map((row) => row.organizationId),
+          rows.map((row) => row.cents),
+          rows.map((row) => row.occurredAt),
+          rows.map((row) => row.roomId),
+          rows.map((row) => row.connectionId),
+        ],
+      ),
     );
     await this.moveBalance(tx, entry.organizationId, -entry.cents);
   }
@@ -69,7 +81,7 @@ export class Ledger {
   }
 
   private async moveBalance(tx: EntityManager, organizationId: string, delta: number): Promise<void> {
-    await this.hot.add(tx, `2.balance.${organizationId}`, [delta], ([sum]) =>
+    await this.hot.add(tx, balanceKey(organizationId), [delta], ([sum]) =>
       tx.query(
         `INSERT INTO credit_accounts (organization_id, balance_cents, currency) VALUES ($1, $2, $3)
        ON CONFLICT (organization_id) DO UPDATE SET balance_cents = credit_accounts.balance_cents + EXCLUDED.balance_cents`,

@@ -47,7 +47,7 @@ export class RoomLifecycle {
     )) as [{ ended_at: Date }[], number];
     room.status = 'ended';
     room.ended_at = ended.ended_at;
-    await this.meter.closeAllInRoom(tx, room.id, ended.ended_at);
+    await this.meter.closeAllInRoom(tx, room, ended.ended_at);
     const jobs = await this.translator.reconcile(tx, room);
     await this.outbox.write(tx, jobs);
     return jobs;

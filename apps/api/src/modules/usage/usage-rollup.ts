@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import type { EntityManager } from 'typeorm';
+import { roomTotalsKey, usageSlotKey } from '../../database/hot-row-keys';
 
 interface Delta {
   minutes: number;
@@ -21,6 +22,7 @@ export class UsageRollup {
    * `joinedParticipants` is what the join itself added, which the previous slot never counted.
    */
   async roomStartChanged(tx: EntityManager, roomId: string, previous: Date | null, joinedParticipants: number): Promise<void> {
+    await this.hot.flush(tx, roomTotalsKey(roomId));
     const [room] = (await tx.query(
       `SELECT r.organization_id, r.started_at, r.total_connection_minutes AS minutes,
               (SELECT count(*)::int FROM connections c WHERE c.room_id = r.id AND c.kind IS DISTINCT FROM 'translator') AS participants
@@ -61,9 +63,6 @@ export class UsageRollup {
 }
 
 const SLOT_MS = 900_000;
-
-/** Usage slots sort before the balance (`2.balance…`), slots by organization and time. */
-const usageSlotKey = (organizationId: string, slotSeconds: number) => `1.usage.${organizationId}.${String(slotSeconds).padStart(12, '0')}`;
 
 function negate(delta: Delta): Delta {
   return { minutes: -delta.minutes, sessions: -delta.sessions, participants: -delta.participants };

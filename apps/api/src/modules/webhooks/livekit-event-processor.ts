@@ -52,7 +52,8 @@ export class LiveKitEventProcessor {
         if (!event.participant) return [];
         const connectionId = await this.joined(tx, room, event.participant);
         // A join reported after the room ended was part of the call: it ended with the room.
-        if (room.status === 'ended' && room.ended_at && connectionId !== null) await this.meter.close(tx, connectionId, room.ended_at);
+        if (room.status === 'ended' && room.ended_at && connectionId !== null)
+          await this.meter.close(tx, room, connectionId, room.ended_at);
         return [];
       }
       case 'participant_left':
@@ -125,10 +126,10 @@ export class LiveKitEventProcessor {
       [room.id, participant.sid],
     )) as (OpenConnection & { left_at: Date | null })[];
     if (known) {
-      if (known.left_at === null) await this.meter.closeOpen(tx, known, at);
+      if (known.left_at === null) await this.meter.closeOpen(tx, room, known, at);
       return;
     }
     const connectionId = await this.joined(tx, room, participant);
-    if (connectionId !== null) await this.meter.close(tx, connectionId, at);
+    if (connectionId !== null) await this.meter.close(tx, room, connectionId, at);
   }
 }
