@@ -355,10 +355,10 @@ async function main() {
     await run(process.execPath, [path.join(DIST, 'cli/main.js'), 'credit:grant', '--org', organizationId, '--cents', '100000000'], env);
 
     const apiPort = await freePort();
-    const api = startChild('API', [...(process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean), path.join(DIST, 'main.js')], {
-      ...env,
-      PORT: String(apiPort),
-    });
+    // Deployed as in `npm run dev`: the API answers requests, a worker process applies queued events.
+    const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const api = startChild('API', [...nodeArgs, path.join(DIST, 'main.js')], { ...env, PORT: String(apiPort), RUN_QUEUE_WORKERS: 'false' });
+    const worker = startChild('worker', [...nodeArgs, path.join(DIST, 'worker.js')], env);
     const baselinePort = await freePort();
     const baseline = startChild('baseline', [path.join(ROOT, 'bench/baseline-server.mjs')], {
       ...env,
@@ -416,7 +416,7 @@ async function main() {
         row.error = error;
         log(`${scenario.name} failed: ${error.message}`);
       }
-      for (const child of [api, baseline]) {
+      for (const child of [api, worker, baseline]) {
         if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${child.label} died:\n${child.output()}`);
       }
     }

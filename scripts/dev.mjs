@@ -37,18 +37,20 @@ run(['run', 'migrate'], 'Migrating the database…');
 
 const port = process.env.PORT ?? '3000';
 const children = [];
-function start(script, name) {
+function start(script, name, env = {}) {
   const child = spawn(npm, ['run', '--silent', script], {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' },
+    env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development', ...env },
   });
   child.on('exit', (code) => say(`${name} exited with code ${code}`));
   children.push(child);
   return child;
 }
 
-start('start:api', 'API');
+// The API answers requests; the worker process applies queued webhook and translator events.
+start('start:api', 'API', { RUN_QUEUE_WORKERS: 'false' });
+start('start:worker', 'Queue workers');
 const agentProbe = spawnSync(process.execPath, ['dist/apps/translator-agent/apps/translator-agent/src/main.js', '--check'], {
   cwd: ROOT,
   encoding: 'utf8',

@@ -35,29 +35,43 @@ export class ConnectionMeter {
 
   /** Closes a connection known to be open, writing its minutes and charge with its end. */
   async closeOpen(tx: EntityManager, room: MeteredRoom, connection: OpenConnection, leftAt: Date): Promise<void> {
-    const end = new Date(Math.max(leftAt.getTime(), connection.joined_at.getTime()));
-    const minutes = startedMinutes(connection.joined_at.getTime(), end.getTime());
-    const cents = chargeCents(minutes, connection.cents_per_minute);
-    const [updated] = (await tx.query(
-      `UPDATE connections SET left_at = $2, connection_minutes = $3, charged_cents = $4 WHERE id = $1 AND left_at IS NULL RETURNING id`,
-      [connection.id, end, minutes, cents],
-    )) as [unknown[], number];
-    if (updated.length > 0) await this.account(tx, room, connection, minutes, cents, leftAt);
+    await this.closeOpenMany(tx, [{ room, connection, leftAt }]);
+  }
+
+  /**
+   * Closes connections known to be open, with one update: each ends at its `leftAt` (never before it
+   * began), with its started minutes and its charge at the rate of its join. One already closed by
+   * someone else is left as it is.
+   */
+  async closeOpenMany(tx: EntityManager, closes: { room: MeteredRoom; connection: OpenConnection; leftAt: Date }[]): Promise<void> {
+    if (closes.length === 0) return;
+    const ends = closes.map(({ connection, leftAt }) => {
+      const end = new Date(Math.max(leftAt.getTime(), connection.joined_at.getTime()));
+      const minutes = startedMinutes(connection.joined_at.getTime(), end.getTime());
+      return { end, minutes, cents: chargeCents(minutes, connection.cents_per_minute) };
+    });
+    const updated = (await tx.query(
+      `UPDATE connections c SET left_at = v.left_at, connection_minutes = v.minutes, charged_cents = v.cents
+         FROM unnest($1::bigint[], $2::timestamptz[], $3::int[], $4::bigint[]) AS v(id, left_at, minutes, cents)
+        WHERE c.id = v.id AND c.left_at IS NULL RETURNING c.id`,
+      [closes.map((c) => c.connection.id), ends.map((e) => e.end), ends.map((e) => e.minutes), ends.map((e) => e.cents)],
+    )) as [{ id: string | number }[], number];
+    const closed = new Set(updated[0].map((row) => Number(row.id)));
+    for (const [i, { room, connection, leftAt }] of closes.entries()) {
+      if (closed.has(Number(connection.id))) await this.account(tx, room, connection, ends[i].minutes, ends[i].cents, leftAt);
+    }
   }
 
   /** Closes every open connection of a room at `at`. */
   async closeAllInRoom(tx: EntityManager, room: MeteredRoom, at: Date): Promise<void> {
-    const rows = (await tx.query(
-      `UPDATE connections SET left_at = GREATEST($2::timestamptz, joined_at) WHERE room_id = $1 AND left_at IS NULL
-       RETURNING id, organization_id, room_id, joined_at, cents_per_minute`,
-      [room.id, at],
-    )) as [OpenConnection[], number];
-    for (const closed of rows[0]) {
-      const minutes = startedMinutes(closed.joined_at.getTime(), Math.max(at.getTime(), closed.joined_at.getTime()));
-      const cents = chargeCents(minutes, closed.cents_per_minute);
-      await tx.query(`UPDATE connections SET connection_minutes = $2, charged_cents = $3 WHERE id = $1`, [closed.id, minutes, cents]);
-      await this.account(tx, room, closed, minutes, cents, at);
-    }
+    const open = (await tx.query(
+      `SELECT id, organization_id, room_id, joined_at, cents_per_minute FROM connections WHERE room_id = $1 AND left_at IS NULL`,
+      [room.id],
+    )) as OpenConnection[];
+    await this.closeOpenMany(
+      tx,
+      open.map((connection) => ({ room, connection, leftAt: at })),
+    );
   }
 
   /** The room's totals, the usage rollup and the ledger follow every ended connection. */

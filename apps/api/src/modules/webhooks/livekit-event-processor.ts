@@ -13,10 +13,21 @@ import { UsageRollup } from '../usage/usage-rollup';
 
 type Participant = NonNullable<LiveKitEventFacts['participant']>;
 
+interface Join {
+  room: RoomRow;
+  participant: Participant;
+}
+
+interface Leave extends Join {
+  at: Date;
+}
+
 /**
  * Applies stored LiveKit events to rooms and connections. A batch locks each of its rooms once (in
- * id order, so two batches never deadlock), applies each room's events in event-time order, then
- * decides the translator's presence once per room from where the room ended up.
+ * id order, so two batches never deadlock). In rooms whose events are only joins and leaves of a
+ * live room that does not finish in the batch (nearly always), all joins of the batch are applied with a few set-wide statements,
+ * then all leaves; other rooms apply their events one by one in event-time order. Last, each room's
+ * translator presence is decided once from where the room ended up.
  */
 @Injectable()
 export class LiveKitEventProcessor {
@@ -37,99 +48,144 @@ export class LiveKitEventProcessor {
     if (byRoom.size === 0) return [];
     const rooms = await this.lifecycle.lockAll(tx, [...byRoom.keys()]);
     const jobs: OutboxJob[] = [];
+    const joins: Join[] = [];
+    const leaves: Leave[] = [];
     for (const room of rooms) {
       // A stable sort: events of the same instant keep the order they were received in.
       const events = byRoom.get(room.livekit_name)!.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+      if (room.status !== 'ended' && events.every((event) => event.type !== 'room_finished')) {
+        for (const event of events) {
+          const change = membershipChange(event);
+          if (change === 'join') joins.push({ room, participant: event.participant! });
+          else if (change === 'leave') leaves.push({ room, participant: event.participant!, at: event.createdAt });
+        }
+        continue;
+      }
       for (const event of events) jobs.push(...(await this.applyOne(tx, room, event)));
     }
+    await this.joinAll(tx, joins);
+    await this.leaveAll(tx, leaves);
     jobs.push(...(await this.translator.reconcileAll(tx, rooms)));
     return jobs;
   }
 
   private async applyOne(tx: EntityManager, room: RoomRow, event: LiveKitEventFacts): Promise<OutboxJob[]> {
-    switch (event.type) {
-      case 'participant_joined': {
-        if (!event.participant) return [];
-        const connectionId = await this.joined(tx, room, event.participant);
-        // A join reported after the room ended was part of the call: it ended with the room.
-        if (room.status === 'ended' && room.ended_at && connectionId !== null)
-          await this.meter.close(tx, room, connectionId, room.ended_at);
-        return [];
-      }
-      case 'participant_left':
-      case 'participant_connection_aborted':
-        if (event.participant) await this.left(tx, room, event.participant, event.createdAt);
-        return [];
-      case 'room_finished':
-        return this.lifecycle.endLocked(tx, room, event.createdAt);
-      default:
-        return [];
+    if (event.type === 'room_finished') return this.lifecycle.endLocked(tx, room, event.createdAt);
+    const change = membershipChange(event);
+    if (change === 'join') {
+      const [connectionId] = await this.joinAll(tx, [{ room, participant: event.participant! }]);
+      // A join reported after the room ended was part of the call: it ended with the room.
+      if (room.status === 'ended' && room.ended_at && connectionId !== null) await this.meter.close(tx, room, connectionId, room.ended_at);
+    } else if (change === 'leave') {
+      await this.leaveAll(tx, [{ room, participant: event.participant!, at: event.createdAt }]);
     }
+    return [];
   }
 
-  /** Opens the connection (once per participant sid) and moves the room to active. */
-  private async joined(tx: EntityManager, room: RoomRow, participant: Participant): Promise<number | null> {
+  /**
+   * Opens the connections (once per participant sid), moves their rooms to active and their start to
+   * the earliest join; returns each join's connection id, in order.
+   */
+  private async joinAll(tx: EntityManager, joins: Join[]): Promise<(number | null)[]> {
+    if (joins.length === 0) return [];
     // The connection now holds its token's languages: the token's short reservation is over.
-    const [[token]] = (await tx.query(
-      `UPDATE room_tokens SET reserved_until = NULL WHERE room_id = $1 AND identity = $2 RETURNING kind, languages`,
-      [room.id, participant.identity],
-    )) as [{ kind: ParticipantKind; languages: string[] }[], number];
-    const kind: ParticipantKind | null = participant.isAgent ? 'translator' : (token?.kind ?? null);
-    const rate =
-      participantClassOf(kind ?? 'member') === 'translator'
-        ? this.config.rates.translatorCentsPerMinute
-        : this.config.rates.participantCentsPerMinute;
+    const tokens = (await tx.query(
+      `UPDATE room_tokens t SET reserved_until = NULL FROM unnest($1::uuid[], $2::text[]) AS j(room_id, identity)
+        WHERE t.room_id = j.room_id AND t.identity = j.identity RETURNING t.room_id, t.identity, t.kind, t.languages`,
+      [joins.map((j) => j.room.id), joins.map((j) => j.participant.identity)],
+    )) as [{ room_id: string; identity: string; kind: ParticipantKind; languages: string[] }[], number];
+    const tokenOf = new Map(tokens[0].map((token) => [`${token.room_id} ${token.identity}`, token]));
+    const rows = joins.map(({ room, participant }) => {
+      const token = tokenOf.get(`${room.id} ${participant.identity}`);
+      const kind: ParticipantKind | null = participant.isAgent ? 'translator' : (token?.kind ?? null);
+      const rate =
+        participantClassOf(kind ?? 'member') === 'translator'
+          ? this.config.rates.translatorCentsPerMinute
+          : this.config.rates.participantCentsPerMinute;
+      const languages = participant.isAgent ? null : (token?.languages ?? null);
+      return { room, participant, kind, rate, languages };
+    });
     const inserted = (await tx.query(
       `INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, cents_per_minute)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (room_id, participant_sid) DO NOTHING RETURNING id`,
+       SELECT room_id, organization_id, sid, identity, kind,
+              CASE WHEN languages IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(languages)) END, joined_at, rate
+         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[], $8::int[])
+           AS j(room_id, organization_id, sid, identity, kind, languages, joined_at, rate)
+       ON CONFLICT (room_id, participant_sid) DO NOTHING RETURNING id, room_id, participant_sid, kind`,
       [
-        room.id,
-        room.organization_id,
-        participant.sid,
-        participant.identity,
-        kind,
-        participant.isAgent ? null : (token?.languages ?? null),
-        participant.joinedAt,
-        rate,
+        rows.map((r) => r.room.id),
+        rows.map((r) => r.room.organization_id),
+        rows.map((r) => r.participant.sid),
+        rows.map((r) => r.participant.identity),
+        rows.map((r) => r.kind),
+        rows.map((r) => (r.languages ? JSON.stringify(r.languages) : null)),
+        rows.map((r) => r.participant.joinedAt),
+        rows.map((r) => r.rate),
       ],
-    )) as { id: number }[];
+    )) as { id: number; room_id: string; participant_sid: string; kind: ParticipantKind | null }[];
+    const idOf = new Map(inserted.map((row) => [`${row.room_id} ${row.participant_sid}`, Number(row.id)]));
+    const rejoined = rows.filter((r) => !idOf.has(`${r.room.id} ${r.participant.sid}`));
+    if (rejoined.length > 0) {
+      const existing = (await tx.query(
+        `SELECT c.id, c.room_id, c.participant_sid FROM connections c
+           JOIN unnest($1::uuid[], $2::text[]) AS j(room_id, sid) ON c.room_id = j.room_id AND c.participant_sid = j.sid`,
+        [rejoined.map((r) => r.room.id), rejoined.map((r) => r.participant.sid)],
+      )) as { id: number; room_id: string; participant_sid: string }[];
+      for (const row of existing) idOf.set(`${row.room_id} ${row.participant_sid}`, Number(row.id));
+    }
+    for (const room of new Set(joins.map((j) => j.room))) {
+      const earliest = Math.min(...joins.filter((j) => j.room === room).map((j) => j.participant.joinedAt.getTime()));
+      const newParticipants = inserted.filter((row) => row.room_id === room.id && row.kind !== 'translator').length;
+      await this.activate(tx, room, new Date(earliest), newParticipants);
+    }
+    return rows.map((r) => idOf.get(`${r.room.id} ${r.participant.sid}`) ?? null);
+  }
+
+  /**
+   * A joined room is active and starts at its earliest join; the usage rollup follows the start, or
+   * counts the participants the joins added.
+   */
+  private async activate(tx: EntityManager, room: RoomRow, earliestJoin: Date, newParticipants: number): Promise<void> {
     if (room.status === 'created') {
       await tx.query(`UPDATE rooms SET status = 'active' WHERE id = $1`, [room.id]);
       room.status = 'active';
     }
-    await this.moveStart(tx, room, participant.joinedAt, inserted.length > 0 && kind !== 'translator');
-    if (inserted[0]) return inserted[0].id;
-    const [existing] = (await tx.query(`SELECT id FROM connections WHERE room_id = $1 AND participant_sid = $2`, [
-      room.id,
-      participant.sid,
-    ])) as { id: number }[];
-    return existing?.id ?? null;
-  }
-
-  /** A room starts at its earliest join; the usage rollup follows the start, or counts the new participant. */
-  private async moveStart(tx: EntityManager, room: RoomRow, joinedAt: Date, newParticipant: boolean): Promise<void> {
     const startedAt = room.started_at;
-    if (startedAt === null || joinedAt < startedAt) {
-      await tx.query(`UPDATE rooms SET started_at = $2 WHERE id = $1`, [room.id, joinedAt]);
-      room.started_at = joinedAt;
-      await this.usage.roomStartChanged(tx, room.id, startedAt, newParticipant ? 1 : 0);
-    } else if (newParticipant) {
-      await this.usage.addToRoom(tx, { organizationId: room.organization_id, startedAt }, { minutes: 0, participants: 1 });
+    if (startedAt === null || earliestJoin < startedAt) {
+      await tx.query(`UPDATE rooms SET started_at = $2 WHERE id = $1`, [room.id, earliestJoin]);
+      room.started_at = earliestJoin;
+      await this.usage.roomStartChanged(tx, room.id, startedAt, newParticipants);
+    } else if (newParticipants > 0) {
+      await this.usage.addToRoom(tx, { organizationId: room.organization_id, startedAt }, { minutes: 0, participants: newParticipants });
     }
   }
 
-  /** Closes the connection at the event's time; a `left` that arrives before its `joined` opens it first. */
-  private async left(tx: EntityManager, room: RoomRow, participant: Participant, at: Date): Promise<void> {
-    const [known] = (await tx.query(
-      `SELECT id, organization_id, room_id, joined_at, cents_per_minute, left_at FROM connections WHERE room_id = $1 AND participant_sid = $2`,
-      [room.id, participant.sid],
-    )) as (OpenConnection & { left_at: Date | null })[];
-    if (known) {
-      if (known.left_at === null) await this.meter.closeOpen(tx, room, known, at);
-      return;
+  /** Closes each connection at its leave's time (the first leave wins); a leave that arrives before its join opens it first. */
+  private async leaveAll(tx: EntityManager, leaves: Leave[]): Promise<void> {
+    if (leaves.length === 0) return;
+    const known = (await tx.query(
+      `SELECT c.id, c.organization_id, c.room_id, c.joined_at, c.cents_per_minute, c.left_at, c.participant_sid FROM connections c
+         JOIN unnest($1::uuid[], $2::text[]) AS l(room_id, sid) ON c.room_id = l.room_id AND c.participant_sid = l.sid`,
+      [leaves.map((l) => l.room.id), leaves.map((l) => l.participant.sid)],
+    )) as (OpenConnection & { left_at: Date | null; participant_sid: string })[];
+    const connectionOf = new Map(known.map((row) => [`${row.room_id} ${row.participant_sid}`, row]));
+    const closes = new Map<number, { room: RoomRow; connection: OpenConnection; leftAt: Date }>();
+    for (const leave of leaves) {
+      const connection = connectionOf.get(`${leave.room.id} ${leave.participant.sid}`);
+      if (!connection) {
+        const [connectionId] = await this.joinAll(tx, [leave]);
+        if (connectionId !== null) await this.meter.close(tx, leave.room, connectionId, leave.at);
+      } else if (connection.left_at === null && !closes.has(Number(connection.id))) {
+        closes.set(Number(connection.id), { room: leave.room, connection, leftAt: leave.at });
+      }
     }
-    const connectionId = await this.joined(tx, room, participant);
-    if (connectionId !== null) await this.meter.close(tx, room, connectionId, at);
+    await this.meter.closeOpenMany(tx, [...closes.values()]);
   }
+}
+
+function membershipChange(event: LiveKitEventFacts): 'join' | 'leave' | null {
+  if (!event.participant) return null;
+  if (event.type === 'participant_joined') return 'join';
+  if (event.type === 'participant_left' || event.type === 'participant_connection_aborted') return 'leave';
+  return null;
 }

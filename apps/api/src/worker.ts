@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { createApp } from './app.factory';
+import { loadConfigOrExit } from './config/app-config';
+import { hasPendingMigrations } from './database/pending-migrations';
+
+/**
+ * The queue workers on their own (webhook events, translator events), without the HTTP server:
+ * run it next to API processes started with RUN_QUEUE_WORKERS=false, so applying events never
+ * competes with answering requests for one process's CPU.
+ */
+async function main(): Promise<void> {
+  const config = loadConfigOrExit({ ...process.env, RUN_QUEUE_WORKERS: 'true' });
+  if (await hasPendingMigrations(config.databaseUrl)) {
+    process.stderr.write('The database has pending migrations: run `npm run migrate` first.\n');
+    process.exit(1);
+  }
+  const app = await createApp(config);
+  await app.init();
+  process.stdout.write('Queue workers running\n');
+}
+
+main().catch((error: Error) => {
+  process.stderr.write(`Queue workers failed to start: ${error.message}\n`);
+  process.exit(1);
+});
