@@ -26,7 +26,7 @@ interface Leave extends Join {
  * Applies stored LiveKit events to rooms and connections. A batch locks each of its rooms once (in
  * id order, so two batches never deadlock). In rooms whose events are only joins and leaves of a
  * live room that does not finish in the batch (nearly always), all joins of the batch are applied with a few set-wide statements,
- * then all leaves; other rooms apply their events one by one in event-time order. Last, each room's
+ * then all leaves; other rooms apply their events one by one, in the order received. Last, each room's
  * translator presence is decided once from where the room ended up.
  */
 @Injectable()
@@ -51,8 +51,9 @@ export class LiveKitEventProcessor {
     const joins: Join[] = [];
     const leaves: Leave[] = [];
     for (const room of rooms) {
-      // A stable sort: events of the same instant keep the order they were received in.
-      const events = byRoom.get(room.livekit_name)!.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+      // In the order received, as if applied one by one: where order matters (the first leave of a
+      // connection wins; a leave after room_finished changes nothing) batching changes nothing.
+      const events = byRoom.get(room.livekit_name)!;
       if (room.status !== 'ended' && events.every((event) => event.type !== 'room_finished')) {
         for (const event of events) {
           const change = membershipChange(event);
