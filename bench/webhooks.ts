@@ -1,6 +1,6 @@
 // Webhook throughput for `npm run bench`: signed LiveKit events posted concurrently to the built API,
 // measured until every one is applied; then the connections are counted (0 lost, 0 doubled).
-import * as http from 'node:http';
+import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { participantJoined, participantLeft, liveKitWebhookRequest } from '../apps/api/test/support/livekit-webhooks';
 
@@ -46,41 +46,27 @@ async function main(o: Options): Promise<void> {
       bodies.push(liveKitWebhookRequest(participantLeft(room, participant, { createdAt: t0 + p + 90 }), creds));
     });
   }
-  // node:http with keep-alive: fetch() costs the sender several times the CPU, which this
-  // machine's two cores would take from the API under test.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: o.concurrency });
+  // autocannon's HTTP client: the sender shares this machine's two cores with the API under test,
+  // and node:http or fetch() would take several times the CPU per request.
   const target = new URL(`${o.baseUrl}/v1/webhooks/livekit`);
-  const post = (body: string, headers: Record<string, string>) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request(
-        {
-          agent,
-          method: 'POST',
-          hostname: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          headers: { ...headers, 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
   const started = Date.now();
   let next = 0;
-  let rejected = 0;
-  await Promise.all(
-    Array.from({ length: o.concurrency }, async () => {
-      while (next < bodies.length) {
-        const { body, headers } = bodies[next++];
-        if ((await post(body, headers)) !== 200) rejected++;
-      }
-    }),
-  );
-  agent.destroy();
+  const result = await autocannon({
+    url: target.origin,
+    connections: o.concurrency,
+    amount: bodies.length,
+    requests: [
+      {
+        method: 'POST',
+        path: target.pathname,
+        setupRequest: (request) => {
+          const { body, headers } = bodies[next++ % bodies.length];
+          return { ...request, body, headers };
+        },
+      },
+    ],
+  });
+  const rejected = result.non2xx + result.errors;
   const accepted = Date.now();
   for (;;) {
     // EXISTS stops at the first unprocessed event: polling must not load the database it measures.
