@@ -53,7 +53,7 @@ async function main(o: Options): Promise<void> {
   let next = 0;
   const result = await autocannon({
     url: target.origin,
-    connections: o.concurrency,
+    connections: Math.min(o.concurrency, bodies.length),
     amount: bodies.length,
     requests: [
       {

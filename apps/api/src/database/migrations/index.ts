@@ -4,6 +4,7 @@ import { Ledger1763800000000 } from './1763800000000-Ledger';
 import { UsageAndHistory1763810000000 } from './1763810000000-UsageAndHistory';
 import { TranslationStats1763820000000 } from './1763820000000-TranslationStats';
 import { SharedTokenAdmission1763830000000 } from './1763830000000-SharedTokenAdmission';
+import { RoomTokensWithoutRoomLock1763840000000 } from './1763840000000-RoomTokensWithoutRoomLock';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   UsageAndHistory1763810000000,
   TranslationStats1763820000000,
   SharedTokenAdmission1763830000000,
+  RoomTokensWithoutRoomLock1763840000000,
 ];
