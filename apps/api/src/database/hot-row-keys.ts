@@ -1,7 +1,8 @@
 /**
  * Keys of deferred hot-row writes (see HotRowWrites). Deferred writes run in key order, so every
  * transaction takes these row locks in the same order: the rows of rooms it already holds locked,
- * the charges it appends, then usage slots (by organization and time), then balances.
+ * the charges it appends, then usage slots (by organization and time) and after them the
+ * organization's usage version, then balances.
  */
 export const roomTotalsKey = (roomId: string) => `0.room.${roomId}`;
 
@@ -9,5 +10,8 @@ export const LEDGER_CHARGES_KEY = '0.ledger.charges';
 
 export const usageSlotKey = (organizationId: string, slotSeconds: number) =>
   `1.usage.${organizationId}.${String(slotSeconds).padStart(12, '0')}`;
+
+/** Sorts after every slot key of the organization (`v` follows the digits). */
+export const usageVersionKey = (organizationId: string) => `1.usage.${organizationId}.version`;
 
 export const balanceKey = (organizationId: string) => `2.balance.${organizationId}`;

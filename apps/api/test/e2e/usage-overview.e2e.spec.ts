@@ -57,6 +57,41 @@ describe('GET /v1/usage/overview', () => {
     });
   });
 
+  it('answers a repeated window from its cache only while nothing changed: every new call shows at once', async () => {
+    const org = await createOrganization(h.t);
+    const other = await createOrganization(h.t);
+    const query = { starts_after: '2026-05-04T00:00:00Z', ends_before: '2026-05-05T00:00:00Z', granularity: 'hour', timezone: 'UTC' };
+    await call(org, '2026-05-04T09:00:00Z', [120]); // 2 min
+    const first = await overview(org, query).expect(200);
+    expect(first.headers['content-type']).toMatch(/^application\/json/);
+    expect(first.body.summary).toEqual({ total_minutes: 2, total_rooms: 1, total_participants: 1 });
+    expect((await overview(org, query).expect(200)).body).toEqual(first.body);
+
+    await call(org, '2026-05-04T09:20:00Z', [300, 61]); // 5 + 2 min, same hour
+    const second = await overview(org, query).expect(200);
+    expect(second.body.summary).toEqual({ total_minutes: 9, total_rooms: 2, total_participants: 3 });
+    expect(second.body.buckets[9]).toEqual({ bucket: '2026-05-04T09:00:00.000+00:00', minutes: 9, avg_room_minutes: 5, sessions: 2 });
+
+    // Another organization's identical window is its own, and its calls do not show here.
+    await call(other, '2026-05-04T09:00:00Z', [600]);
+    expect((await overview(other, query).expect(200)).body.summary.total_minutes).toBe(10);
+    expect((await overview(org, query).expect(200)).body).toEqual(second.body);
+
+    // A room ended through the API closes its open connection: its minutes show at once too.
+    const room = await createRoom(h, org);
+    const t0 = Math.floor(Date.parse('2026-05-04T20:00:00Z') / 1000);
+    await token(h, org, room.name, { languages: ['en'], identity: 'late' }).expect(201);
+    const late = { identity: 'late', sid: `PA_${room.id.slice(0, 8)}_late`, joinedAt: String(t0) };
+    await webhook(h, events.participantJoined(room.livekitName, late, { createdAt: t0 })).expect(200);
+    await settled(h);
+    const open = (await overview(org, query).expect(200)).body;
+    expect(open.summary).toEqual({ total_minutes: 9, total_rooms: 3, total_participants: 4 });
+    await h.t.http().delete(`/v1/rooms/${room.id}`).set(org.auth).expect(204);
+    const closed = (await overview(org, query).expect(200)).body;
+    expect(closed.summary.total_minutes).toBeGreaterThan(9);
+    expect(closed.buckets[20].minutes).toBe(closed.summary.total_minutes - 9);
+  });
+
   it('has 23 hourly buckets over the spring-forward day and 25 over the fall-back day', async () => {
     const org = await createOrganization(h.t);
     await call(org, '2026-03-29T03:20:00+02:00', [60]);

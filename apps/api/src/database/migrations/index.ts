@@ -5,6 +5,7 @@ import { UsageAndHistory1763810000000 } from './1763810000000-UsageAndHistory';
 import { TranslationStats1763820000000 } from './1763820000000-TranslationStats';
 import { SharedTokenAdmission1763830000000 } from './1763830000000-SharedTokenAdmission';
 import { RoomTokensWithoutRoomLock1763840000000 } from './1763840000000-RoomTokensWithoutRoomLock';
+import { UsageVersions1763850000000 } from './1763850000000-UsageVersions';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   TranslationStats1763820000000,
   SharedTokenAdmission1763830000000,
   RoomTokensWithoutRoomLock1763840000000,
+  UsageVersions1763850000000,
 ];

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import type { EntityManager } from 'typeorm';
-import { roomTotalsKey, usageSlotKey } from '../../database/hot-row-keys';
+import { roomTotalsKey, usageSlotKey, usageVersionKey } from '../../database/hot-row-keys';
 
 interface Delta {
   minutes: number;
@@ -58,6 +58,14 @@ export class UsageRollup {
          sessions = usage_slots.sessions + EXCLUDED.sessions, participants = usage_slots.participants + EXCLUDED.participants`,
           [organizationId, slot, minutes, sessions, participants],
         ),
+    );
+    // Moves with every write to the rollup, in the same transaction: cached overviews key on it.
+    await this.hot.add(tx, usageVersionKey(organizationId), [1], ([writes]) =>
+      tx.query(
+        `INSERT INTO usage_versions (organization_id, version) VALUES ($1, $2)
+         ON CONFLICT (organization_id) DO UPDATE SET version = usage_versions.version + EXCLUDED.version`,
+        [organizationId, writes],
+      ),
     );
   }
 }

@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Header, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
@@ -14,7 +14,8 @@ export class UsageController {
   @Get('overview')
   @ApiOkResponse({ type: UsageOverviewView, description: 'Every bucket of the window, oldest first; summary is the sum of the buckets' })
   @ApiErrors(401)
-  overview(@CurrentActor() actor: Actor, @Query() query: UsageOverviewQueryDto) {
-    return this.usage.overview(actor, query);
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  overview(@CurrentActor() actor: Actor, @Query() query: UsageOverviewQueryDto): Promise<string> {
+    return this.usage.overviewJson(actor, query);
   }
 }

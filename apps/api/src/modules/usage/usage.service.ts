@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { RequestValidationError } from '../../common/errors/validation-error';
+import { VersionedCache } from '../../common/caching/versioned-cache';
 import { preparedQuery } from '../../database/prepared-query';
 import { toWindowInput, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
 
@@ -22,13 +23,32 @@ interface Sample {
  */
 @Injectable()
 export class UsageService {
+  /** Dashboards ask for the same windows again and again; the rollup changes far less often. */
+  private readonly cache = new VersionedCache(32 * 1024 * 1024);
+
   constructor(private readonly dataSource: DataSource) {}
 
-  async overview(actor: Actor, query: UsageOverviewQueryDto): Promise<UsageOverviewView> {
+  /** The overview as JSON text, served from the cache while the organization's usage version holds. */
+  async overviewJson(actor: Actor, query: UsageOverviewQueryDto): Promise<string> {
     const parsed = parseUsageWindow(toWindowInput(query));
     if (!parsed.ok)
       throw new RequestValidationError(parsed.error.map((i) => ({ ...i, loc: ['query', ...i.loc], ctx: { ...(i.ctx ?? {}) } })));
-    const window = parsed.value;
+    // The version is read before the rollup: an overview is never cached under a version older than its data.
+    const [{ version }] = await preparedQuery<{ version: string }>(
+      this.dataSource,
+      'usage_version',
+      `SELECT coalesce((SELECT version FROM usage_versions WHERE organization_id = $1), 0)::text AS version`,
+      [actor.organizationId],
+    );
+    const key = [actor.organizationId, query.starts_after, query.ends_before, query.granularity, query.timezone].map(String).join('\n');
+    const cached = this.cache.get(key, version);
+    if (cached !== null) return cached;
+    const body = JSON.stringify(await this.overview(actor, query, parsed.value));
+    this.cache.set(key, version, body);
+    return body;
+  }
+
+  private async overview(actor: Actor, query: UsageOverviewQueryDto, window: UsageWindow): Promise<UsageOverviewView> {
     const starts = bucketBoundaries(window.startsAfter, window.endsBefore, window.granularity, window.timezone);
     const startMs = starts.map((start) => start.ms);
     // Where the zone is a whole number of hours from UTC throughout the window, UTC hours never
