@@ -4,8 +4,8 @@ import { Ledger1763800000000 } from './1763800000000-Ledger';
 import { UsageAndHistory1763810000000 } from './1763810000000-UsageAndHistory';
 import { TranslationStats1763820000000 } from './1763820000000-TranslationStats';
 import { SharedTokenAdmission1763830000000 } from './1763830000000-SharedTokenAdmission';
-import { RoomTokensWithoutRoomLock1763840000000 } from './1763840000000-RoomTokensWithoutRoomLock';
 import { UsageVersions1763850000000 } from './1763850000000-UsageVersions';
+import { InboundEventSequence1763860000000 } from './1763860000000-InboundEventSequence';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -15,6 +15,6 @@ export const MIGRATIONS = [
   UsageAndHistory1763810000000,
   TranslationStats1763820000000,
   SharedTokenAdmission1763830000000,
-  RoomTokensWithoutRoomLock1763840000000,
   UsageVersions1763850000000,
+  InboundEventSequence1763860000000,
 ];

@@ -17,13 +17,13 @@ export class RoomLifecycle {
 
   async lock(tx: EntityManager, where: { id: string } | { livekitName: string }): Promise<RoomRow | null> {
     const [column, value] = 'id' in where ? ['id', where.id] : ['livekit_name', where.livekitName];
-    const rows = (await tx.query(`SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE ${column} = $1 FOR UPDATE`, [value])) as RoomRow[];
+    const rows = (await tx.query(`SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE ${column} = $1 FOR NO KEY UPDATE`, [value])) as RoomRow[];
     return rows[0] ?? null;
   }
 
   /** Locks the rooms with these LiveKit names, in id order; rooms not found are left out. */
   async lockAll(tx: EntityManager, livekitNames: string[]): Promise<RoomRow[]> {
-    return (await tx.query(`SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE livekit_name = ANY($1) ORDER BY id FOR UPDATE`, [
+    return (await tx.query(`SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE livekit_name = ANY($1) ORDER BY id FOR NO KEY UPDATE`, [
       livekitNames,
     ])) as RoomRow[];
   }

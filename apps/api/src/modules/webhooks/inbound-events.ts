@@ -43,7 +43,10 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
   private async storeAll(events: ReceivedEvent[]): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO inbound_events (provider, event_id, event_type, payload)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) ON CONFLICT DO NOTHING`,
+       SELECT provider, event_id, event_type, payload
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) WITH ORDINALITY AS e(provider, event_id, event_type, payload, n)
+        ORDER BY n
+       ON CONFLICT DO NOTHING`,
       [
         events.map((e) => e.provider),
         events.map((e) => e.eventId),
@@ -84,11 +87,11 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
       // If applying fails, the transaction rolls back and the events are unmarked again.
       const [rows] = (await tx.query(
         `UPDATE inbound_events SET processed_at = now() WHERE provider = $1 AND event_id = ANY($2) AND processed_at IS NULL
-         RETURNING payload, received_at`,
+         RETURNING payload, seq`,
         [provider, eventIds],
-      )) as [{ payload: unknown; received_at: Date }[], number];
+      )) as [{ payload: unknown; seq: number | string }[], number];
       if (rows.length === 0) return false;
-      rows.sort((a, b) => a.received_at.getTime() - b.received_at.getTime());
+      rows.sort((a, b) => Number(a.seq) - Number(b.seq));
       await apply(
         tx,
         rows.map((row) => row.payload),
@@ -100,13 +103,14 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
   /** Events stored but never applied (a crash between storing and enqueuing): enqueue them again. */
   async requeueStale(olderThanMs: number): Promise<number> {
     const rows = (await this.dataSource.query(
-      `SELECT provider, event_id FROM inbound_events WHERE processed_at IS NULL AND received_at < now() - make_interval(secs => $1) ORDER BY received_at LIMIT 1000`,
+      `SELECT provider, event_id, CASE WHEN provider = 'livekit' THEN payload->'room'->>'name' END AS subject
+         FROM inbound_events WHERE processed_at IS NULL AND received_at < now() - make_interval(secs => $1) ORDER BY seq LIMIT 1000`,
       [olderThanMs / 1000],
-    )) as { provider: Provider; event_id: string }[];
+    )) as { provider: Provider; event_id: string; subject: string | null }[];
     for (const provider of new Set(rows.map((row) => row.provider))) {
       await this.enqueue(
         provider,
-        rows.filter((row) => row.provider === provider).map((row) => ({ id: row.event_id, subject: null })),
+        rows.filter((row) => row.provider === provider).map((row) => ({ id: row.event_id, subject: row.subject })),
       );
     }
     return rows.length;

@@ -16,10 +16,15 @@ export class StripeEventsWorker implements OnModuleInit {
 
   onModuleInit(): void {
     this.queues.process<StoredEventsJob>(QUEUES.stripeEvents, async (job) => {
-      // One transaction per event; after a failure the retry skips those already applied.
+      // One transaction per event, each tried even when another fails (the job then fails and its
+      // retry skips those already applied): one bad event never holds back another's credit.
+      const failures: unknown[] = [];
       for (const event of job.data.events) {
-        await this.events.applyOnce('stripe', event.id, (tx, payload) => this.settlement.apply(tx, payload as Stripe.Event));
+        await this.events
+          .applyOnce('stripe', event.id, (tx, payload) => this.settlement.apply(tx, payload as Stripe.Event))
+          .catch((error: unknown) => failures.push(error));
       }
+      if (failures.length > 0) throw failures[0];
     });
   }
 }
