@@ -28,6 +28,9 @@ describe('stored webhook events', () => {
     await inbound.applyEach('livekit', [...ids].reverse(), async (_tx, payloads) => {
       handed = payloads.map((payload) => (payload as { id: string }).id);
     });
-    expect(handed).toEqual(ids);
+    // The fillers' own inserts run concurrently with each other: only the shared insert's order is given.
+    const shared = ids.slice(2);
+    expect(handed.filter((id) => shared.includes(id))).toEqual(shared);
+    expect([...handed].sort()).toEqual([...ids].sort());
   });
 });
