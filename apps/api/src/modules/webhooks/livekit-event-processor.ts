@@ -43,7 +43,9 @@ export class LiveKitEventProcessor {
     const byRoom = new Map<string, LiveKitEventFacts[]>();
     for (const event of payloads.map(readLiveKitEvent)) {
       if (!event.livekitRoom) continue;
-      byRoom.set(event.livekitRoom, [...(byRoom.get(event.livekitRoom) ?? []), event]);
+      const events = byRoom.get(event.livekitRoom);
+      if (events) events.push(event);
+      else byRoom.set(event.livekitRoom, [event]);
     }
     if (byRoom.size === 0) return [];
     const rooms = await this.lifecycle.lockAll(tx, [...byRoom.keys()]);
