@@ -1,6 +1,6 @@
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocally } from './listen-locally';
 
 export interface IdentityProviderDouble {
   jwksUrl: string;
@@ -18,12 +18,11 @@ export async function startIdentityProviderDouble(): Promise<IdentityProviderDou
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ keys: [jwk] }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const baseUrl = await listenLocally(server);
   const issuer = 'https://id.example.test/';
   const audience = 'translation-rooms';
   return {
-    jwksUrl: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+    jwksUrl: `${baseUrl}/.well-known/jwks.json`,
     issuer,
     audience,
     sign: (claims, options = {}) =>

@@ -23,7 +23,7 @@
  * (127.0.0.1 is not a *.livekit.cloud host, so the SDK makes exactly one attempt: no region failover.)
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocally } from './listen-locally';
 import {
   type AgentDispatchJson,
   type ParticipantInfoJson,
@@ -730,14 +730,6 @@ export async function startLiveKitDouble(opts: LiveKitDoubleOptions = {}): Promi
       if (!res.headersSent) sendTwirpError(res, new TwirpFailure('internal', err instanceof Error ? err.message : String(err)));
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  double.url = `http://127.0.0.1:${port}`;
+  double.url = await listenLocally(server);
   return double;
 }

@@ -17,7 +17,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocally } from './listen-locally';
 import Stripe from 'stripe';
 
 // ---------------------------------------------------------------------------------------------
@@ -678,16 +678,10 @@ export async function startStripeDouble(options: StripeDoubleOptions = {}): Prom
     );
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = '127.0.0.1';
-  const baseUrl = `http://${host}:${port}`;
+  const baseUrl = await listenLocally(server);
+  const url = new URL(baseUrl);
+  const host = url.hostname;
+  const port = Number(url.port);
 
   return {
     url: baseUrl,
