@@ -485,6 +485,58 @@ describe('billing', () => {
       expect(await balance(org)).toBe(10_000 - endedUsage.total_charged_cents);
     });
 
+    it('answers a repeated page from its cache only while nothing changed: every change shows at once', async () => {
+      const org = await createOrganization(h.t, { creditCents: 0 });
+      const other = await createOrganization(h.t, { creditCents: 0 });
+      const t0 = nowSeconds() - 900;
+      const page = async (query: Record<string, string | number> = {}) => {
+        const res = await history(org, query);
+        expect(res.status).toBe(200);
+        return res.body as HistoryPage;
+      };
+      const usageOf = async () => (await page()).items.find((l) => l.kind === 'room_usage')?.room as RoomUsage | undefined;
+
+      await grantAt(org, 5_000, new Date((t0 - 60) * 1000));
+      expect((await page()).items.map((l) => l.kind)).toEqual(['grant']);
+      expect((await page()).items.map((l) => l.kind)).toEqual(['grant']);
+
+      // A purchase settles through Stripe's webhook.
+      const session = await buy(org, 700);
+      expect((await page()).items.map((l) => [l.kind, l.provider_reference])).toEqual([
+        ['purchase', session],
+        ['grant', null],
+      ]);
+
+      // A live room: each leave adds to the breakdown and the totals.
+      const room = await createRoom(h, org);
+      await token(h, org, room.name, { languages: ['en'], identity: 'ann' }).expect(201);
+      await token(h, org, room.name, { languages: ['de'], identity: 'bob' }).expect(201);
+      await call(room.livekitName, t0, [
+        { identity: 'ann', sid: 'PA_ann', join: 0, leave: 50 },
+        { identity: 'bob', sid: 'PA_bob', join: 0 },
+      ]);
+      expect((await usageOf())?.participants?.map((p) => p.participant_identity)).toEqual(['ann']);
+      expect((await usageOf())?.total_charged_cents).toBe(3);
+      const bob = { identity: 'bob', sid: 'PA_bob', joinedAt: String(t0) };
+      await webhook(h, events.participantLeft(room.livekitName, bob, { createdAt: t0 + 100 })).expect(200);
+      await settled(h);
+      expect((await usageOf())?.participants?.map((p) => p.participant_identity)).toEqual(['ann', 'bob']);
+      expect((await usageOf())?.total_charged_cents).toBe(9);
+      expect((await usageOf())?.ended_at).toBeNull();
+
+      // Ending the room with nobody connected changes only its end.
+      await h.t.http().delete(`/v1/rooms/${room.id}`).set(org.auth).expect(204);
+      expect((await usageOf())?.ended_at).toEqual(expect.any(String));
+
+      // Other pages and expansions are cached apart; another organization's changes leave this one alone.
+      expect((await page({ expand: 'none', limit: 1, offset: 2 })).items.map((l) => l.kind)).toEqual(['grant']);
+      await grantAt(other, 100, new Date());
+      await grantAt(org, 200, new Date());
+      expect((await page({ expand: 'none', limit: 1, offset: 2 })).items.map((l) => l.kind)).toEqual(['room_usage']);
+      expect((await page()).items.map((l) => l.delta_cents)).toEqual([200, 700, -9, 5_000]);
+      expect((await history(other)).body.items.map((l: HistoryLine) => l.delta_cents)).toEqual([100]);
+    });
+
     it('sums over all pages to the balance, pages stably under equal timestamps, and can go negative', async () => {
       const org = await createOrganization(h.t, { creditCents: 0 });
       const other = await createOrganization(h.t, { creditCents: 0 });

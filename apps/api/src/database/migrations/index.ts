@@ -6,6 +6,7 @@ import { TranslationStats1763820000000 } from './1763820000000-TranslationStats'
 import { SharedTokenAdmission1763830000000 } from './1763830000000-SharedTokenAdmission';
 import { UsageVersions1763850000000 } from './1763850000000-UsageVersions';
 import { InboundEventSequence1763860000000 } from './1763860000000-InboundEventSequence';
+import { HistoryVersions1763870000000 } from './1763870000000-HistoryVersions';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   SharedTokenAdmission1763830000000,
   UsageVersions1763850000000,
   InboundEventSequence1763860000000,
+  HistoryVersions1763870000000,
 ];

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import { toPage, type Page } from '../../common/pagination/page';
+import { VersionedCache } from '../../common/caching/versioned-cache';
 import { APP_CONFIG } from '../../config/config.module';
 import { preparedQuery } from '../../database/prepared-query';
 import type { AppConfig } from '../../config/app-config';
@@ -38,6 +39,9 @@ export function withSessionId(url: string): string {
 
 @Injectable()
 export class BillingService {
+  /** Dashboards read the first pages again and again; history changes far less often. */
+  private readonly historyCache = new VersionedCache(32 * 1024 * 1024);
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly stripe: StripeGateway,
@@ -79,12 +83,32 @@ export class BillingService {
     return { checkout_id: session.id, checkout_url: session.url };
   }
 
-  /** Purchases and calls in one signed list, newest first; one line per call, never split across pages. */
   /**
-   * The page as JSON text: participant breakdowns are spliced in as Postgres wrote them, never
-   * parsed and re-serialized (a page can carry thousands of connections).
+   * One history page as JSON text, served from the cache while the organization's history version
+   * (kept by triggers on every row a page shows, migration HistoryVersions) holds.
    */
   async history(actor: Actor, query: HistoryQueryDto): Promise<string> {
+    // Read before the page: a page is never cached under a version older than its data.
+    const [{ version }] = await preparedQuery<{ version: string }>(
+      this.dataSource,
+      'history_version',
+      `SELECT coalesce((SELECT version FROM history_versions WHERE organization_id = $1), 0)::text AS version`,
+      [actor.organizationId],
+    );
+    const key = [actor.organizationId, query.expand, query.limit, query.offset].map(String).join('\n');
+    const cached = this.historyCache.get(key, version);
+    if (cached !== null) return cached;
+    const body = await this.historyPage(actor, query);
+    this.historyCache.set(key, version, body);
+    return body;
+  }
+
+  /**
+   * Purchases and calls in one signed list, newest first; one line per call, never split across
+   * pages. Participant breakdowns are spliced in as Postgres wrote them, never parsed and
+   * re-serialized (a page can carry thousands of connections).
+   */
+  private async historyPage(actor: Actor, query: HistoryQueryDto): Promise<string> {
     const rows: LineRow[] = await preparedQuery(
       this.dataSource,
       'history_page',
