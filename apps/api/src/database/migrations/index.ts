@@ -7,6 +7,7 @@ import { SharedTokenAdmission1763830000000 } from './1763830000000-SharedTokenAd
 import { UsageVersions1763850000000 } from './1763850000000-UsageVersions';
 import { InboundEventSequence1763860000000 } from './1763860000000-InboundEventSequence';
 import { HistoryVersions1763870000000 } from './1763870000000-HistoryVersions';
+import { HeldLanguagesByIndex1763880000000 } from './1763880000000-HeldLanguagesByIndex';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   UsageVersions1763850000000,
   InboundEventSequence1763860000000,
   HistoryVersions1763870000000,
+  HeldLanguagesByIndex1763880000000,
 ];

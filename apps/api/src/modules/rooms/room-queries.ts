@@ -24,15 +24,10 @@ export interface RoomRow {
 export const ROOM_ROW_COLUMNS = `id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode, translator_present, translator_generation`;
 
 /**
- * The languages a room holds now, as a scalar subquery: those of connected people, plus the fresh
+ * The languages a room holds now, as an SQL expression: those of connected people, plus the fresh
  * reservations of tokens not yet connected (except `exceptIdentity`'s own, when given).
  */
 export function heldLanguagesSql(roomId: string, exceptIdentity = 'NULL'): string {
-  return `(SELECT coalesce(array_agg(DISTINCT held.l ORDER BY held.l), '{}') FROM (
-      SELECT unnest(c.languages) AS l FROM connections c
-       WHERE c.room_id = ${roomId} AND c.left_at IS NULL AND c.languages IS NOT NULL
-      UNION ALL
-      SELECT unnest(t.languages) FROM room_tokens t
-       WHERE t.room_id = ${roomId} AND t.reserved_until > clock_timestamp() AND t.identity IS DISTINCT FROM ${exceptIdentity}
-    ) held)`;
+  // held_languages (migration HeldLanguagesByIndex) finds them through indexes, however many tokens the room issued.
+  return `held_languages(${roomId}, ${exceptIdentity})`;
 }
