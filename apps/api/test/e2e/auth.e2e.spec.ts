@@ -48,6 +48,39 @@ describe('bearer authentication', () => {
     });
   });
 
+  it('tells every key of many concurrent requests apart: each acts for its own user, revoked and unknown keys get 401', async () => {
+    const orgs = await Promise.all(Array.from({ length: 6 }, () => createOrganization(t)));
+    const revoked = await createOrganization(t);
+    const revokedKeyId = ((await t.http().get('/v1/api-keys').set(revoked.auth)).body as { items: { id: string }[] }).items[0].id;
+    await t.http().delete(`/v1/api-keys/${revokedKeyId}`).set(revoked.auth).expect(204);
+    const callers = [
+      ...orgs.map((org) => ({ auth: org.auth, email: org.email as string | null })),
+      { auth: revoked.auth, email: null },
+      { auth: { Authorization: 'Bearer trk_1111111111111111111111111111111111111111' }, email: null },
+    ];
+    const rounds = Array.from({ length: 5 }, () => callers).flat();
+    // Hold the key table while the requests arrive, so their lookups queue up and go out together.
+    const holder = t.db.createQueryRunner();
+    await holder.startTransaction();
+    await holder.query(`LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE`);
+    const pending = Promise.all(
+      rounds.map(({ auth }) =>
+        t
+          .http()
+          .get('/v1/users/me')
+          .set(auth)
+          .then((res) => res),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await holder.commitTransaction();
+    await holder.release();
+    const answers = await pending;
+    expect(answers.map((res) => (res.status === 200 ? (res.body as { email: string }).email : res.status))).toEqual(
+      rounds.map(({ email }) => email ?? 401),
+    );
+  });
+
   it('accepts the scheme name in any case', async () => {
     const org = await createOrganization(t);
     const res = await t

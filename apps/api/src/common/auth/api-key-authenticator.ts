@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { BatchedLoader } from '../batching/batched-loader';
 import { APP_CONFIG } from '../../config/config.module';
 import { preparedQuery } from '../../database/prepared-query';
 import type { AppConfig } from '../../config/app-config';
@@ -7,6 +8,7 @@ import type { Actor } from './actor';
 import { hashApiKeySecret } from './api-key-secret';
 
 interface KeyRow {
+  key_hash: Buffer;
   api_key_id: string;
   last_used_at: Date | null;
   organization_id: string;
@@ -20,14 +22,27 @@ interface KeyRow {
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-const AUTH_QUERY = `SELECT k.id AS api_key_id, k.last_used_at, u.organization_id, u.id AS user_id, u.email,
+const AUTH_QUERY = `SELECT k.key_hash, k.id AS api_key_id, k.last_used_at, u.organization_id, u.id AS user_id, u.email,
        u.first_name, u.last_name, u.image_url, u.created_at AS user_created_at
   FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
- WHERE k.key_hash = $1 AND k.revoked_at IS NULL`;
+ WHERE k.key_hash = ANY($1) AND k.revoked_at IS NULL`;
 
 @Injectable()
 export class ApiKeyAuthenticator {
   private readonly logger = new Logger(ApiKeyAuthenticator.name);
+  /**
+   * Every authenticated request looks its key up: the lookups of requests arriving together share
+   * one round trip (a named statement straight on the pool). Each lookup still runs after its
+   * request arrived, so a revoked key is refused from the moment its revocation committed.
+   */
+  private readonly keys = new BatchedLoader<string, KeyRow>(
+    async (hexHashes) => {
+      const hashes = hexHashes.map((hex) => Buffer.from(hex, 'hex'));
+      const rows = await preparedQuery<KeyRow>(this.dataSource, 'authenticate_api_keys', AUTH_QUERY, [hashes]);
+      return new Map(rows.map((row) => [row.key_hash.toString('hex'), row]));
+    },
+    { maxBatch: 100, parallel: 1 },
+  );
 
   constructor(
     private readonly dataSource: DataSource,
@@ -37,9 +52,7 @@ export class ApiKeyAuthenticator {
   /** One indexed lookup by the keyed hash; null for an unknown or revoked key. */
   async authenticate(secret: string): Promise<Actor | null> {
     const hash = hashApiKeySecret(secret, this.config.apiKeyPepper);
-    // Every authenticated request runs this: a named (prepared) statement straight on the pool.
-    const rows = await preparedQuery<KeyRow>(this.dataSource, 'authenticate_api_key', AUTH_QUERY, [hash]);
-    const row = rows[0];
+    const row = await this.keys.load(hash.toString('hex'));
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
       await this.touch(row.api_key_id);

@@ -11,6 +11,7 @@ import { SharedTokenAdmission1763830000000 } from './1763830000000-SharedTokenAd
  *   reservations of l (identities are unique per room, so at most one of them is x's);
  * - which languages are reserved at all: a skip scan over the distinct languages ever reserved in
  *   the room (a handful), each checked as above.
+ * The test held-languages.spec.ts compares both with reading every row.
  */
 export class HeldLanguagesByIndex1763880000000 implements MigrationInterface {
   name = 'HeldLanguagesByIndex1763880000000';
@@ -27,8 +28,14 @@ export class HeldLanguagesByIndex1763880000000 implements MigrationInterface {
 
     await q.query(`
       CREATE FUNCTION language_reserved(p_room_id uuid, p_language text, p_except_identity text, p_at timestamptz)
-      RETURNS boolean LANGUAGE sql STABLE AS $$
-        SELECT EXISTS (
+      RETURNS boolean LANGUAGE plpgsql STABLE
+      -- Only the ordered index scan stops after two rows; any other plan reads every fresh reservation
+      -- (the planner picks one when its row estimates are stale, as they are while a room fills up).
+      -- plpgsql, not sql: a function with settings is never inlined, and plpgsql keeps its plans.
+      SET enable_bitmapscan = off SET enable_seqscan = off SET enable_sort = off
+      AS $$
+      BEGIN
+        RETURN EXISTS (
                  SELECT 1 FROM (SELECT t.identity FROM room_tokens t
                                  WHERE t.room_id = p_room_id AND t.languages[1] = p_language AND t.reserved_until > p_at
                                  ORDER BY t.reserved_until DESC LIMIT 2) latest
@@ -38,7 +45,8 @@ export class HeldLanguagesByIndex1763880000000 implements MigrationInterface {
                                  WHERE t.room_id = p_room_id AND t.languages[2] = p_language AND t.reserved_until > p_at
                                    AND t.languages[2] IS NOT NULL
                                  ORDER BY t.reserved_until DESC LIMIT 2) latest
-                  WHERE latest.identity IS DISTINCT FROM p_except_identity)
+                  WHERE latest.identity IS DISTINCT FROM p_except_identity);
+      END
       $$`);
 
     await q.query(`
@@ -64,13 +72,18 @@ export class HeldLanguagesByIndex1763880000000 implements MigrationInterface {
       $$`);
 
     await q.query(`
-      CREATE FUNCTION held_languages(p_room_id uuid, p_except_identity text) RETURNS text[] LANGUAGE sql VOLATILE AS $$
-        SELECT coalesce(array_agg(DISTINCT held.l ORDER BY held.l), '{}') FROM (
+      CREATE FUNCTION held_languages(p_room_id uuid, p_except_identity text) RETURNS text[] LANGUAGE plpgsql VOLATILE AS $$
+      DECLARE
+        -- a plain value, so that reserved_languages is inlined (and its plan kept) rather than planned per call
+        checked_at timestamptz := clock_timestamp();
+      BEGIN
+        RETURN (SELECT coalesce(array_agg(DISTINCT held.l ORDER BY held.l), '{}') FROM (
           SELECT unnest(c.languages) AS l FROM connections c
            WHERE c.room_id = p_room_id AND c.left_at IS NULL AND c.languages IS NOT NULL
           UNION ALL
-          SELECT reserved_languages(p_room_id, p_except_identity, clock_timestamp())
-        ) held
+          SELECT reserved.l FROM reserved_languages(p_room_id, p_except_identity, checked_at) AS reserved(l)
+        ) held);
+      END
       $$`);
 
     await q.query(`

@@ -8,6 +8,7 @@ import { UsageVersions1763850000000 } from './1763850000000-UsageVersions';
 import { InboundEventSequence1763860000000 } from './1763860000000-InboundEventSequence';
 import { HistoryVersions1763870000000 } from './1763870000000-HistoryVersions';
 import { HeldLanguagesByIndex1763880000000 } from './1763880000000-HeldLanguagesByIndex';
+import { BatchedTokenAdmission1763890000000 } from './1763890000000-BatchedTokenAdmission';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   InboundEventSequence1763860000000,
   HistoryVersions1763870000000,
   HeldLanguagesByIndex1763880000000,
+  BatchedTokenAdmission1763890000000,
 ];

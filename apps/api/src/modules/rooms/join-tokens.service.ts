@@ -3,8 +3,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
+import { Coalescer } from '../../common/batching/coalescer';
 import { ApiError } from '../../common/errors/api-error';
 import { APP_CONFIG } from '../../config/config.module';
+import { preparedQuery } from '../../database/prepared-query';
 import type { AppConfig } from '../../config/app-config';
 import { LiveKitGateway } from '../livekit/livekit.gateway';
 import type { JoinTokenView } from './join-token.dto';
@@ -27,12 +29,41 @@ function generatedIdentity(kind: JoinRequest['kind']): string {
   return `${kind}-${randomBytes(6).toString('hex')}`;
 }
 
+interface SharedAdmissionRow {
+  ord: number;
+  room_id: string;
+  room_name: string;
+  livekit_name: string;
+  streaming_mode: StreamingMode;
+  admitted: boolean;
+}
+
+interface SharedAdmissionRequest {
+  organization_id: string;
+  room_name: string;
+  identity: string;
+  kind: JoinRequest['kind'];
+  display_name: string | null;
+  languages: string[];
+  /** Set by the batch: the answer, or null when the room is not live. */
+  answer?: SharedAdmissionRow | null;
+}
+
 /** Languages of an issued token count as held for this long, until its participant connects. */
 export const LANGUAGE_RESERVATION_SECONDS = 120;
 const TOKEN_TTL_SECONDS = 6 * 3600;
 
 @Injectable()
 export class JoinTokensService {
+  /**
+   * Shared admissions of tokens requested at the same time go to Postgres together: one statement
+   * (admit_tokens_shared) and one commit for the batch, instead of a round trip each.
+   */
+  private readonly sharedAdmissions = new Coalescer<SharedAdmissionRequest>((requests) => this.admitSharedBatch(requests), {
+    maxBatch: 100,
+    parallel: 1,
+  });
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly livekit: LiveKitGateway,
@@ -48,22 +79,34 @@ export class JoinTokensService {
   }
 
   private async admitShared(actor: Actor, roomName: string, request: JoinRequest): Promise<Admission | null> {
-    const [row] = (await this.dataSource.query(`SELECT * FROM admit_token_shared($1, $2, $3, $4, $5, $6, $7)`, [
-      actor.organizationId,
-      roomName,
-      request.identity,
-      request.kind,
-      request.name ?? null,
-      request.languages,
-      LANGUAGE_RESERVATION_SECONDS,
-    ])) as { room_id: string; room_name: string; livekit_name: string; streaming_mode: StreamingMode; admitted: boolean }[];
+    const shared: SharedAdmissionRequest = {
+      organization_id: actor.organizationId,
+      room_name: roomName,
+      identity: request.identity as string,
+      kind: request.kind,
+      display_name: request.name ?? null,
+      languages: request.languages,
+    };
+    await this.sharedAdmissions.submit(shared);
+    const row = shared.answer;
     if (!row) throw ApiError.notFound(`No live room named "${roomName}".`);
     if (!row.admitted) return null;
     return {
       room: { id: row.room_id, name: row.room_name, livekit_name: row.livekit_name },
-      identity: request.identity as string,
+      identity: shared.identity,
       mode: row.streaming_mode,
     };
+  }
+
+  private async admitSharedBatch(requests: SharedAdmissionRequest[]): Promise<void> {
+    const rows = await preparedQuery<SharedAdmissionRow>(
+      this.dataSource,
+      'admit_tokens_shared',
+      `SELECT * FROM admit_tokens_shared($1, $2)`,
+      [JSON.stringify(requests.map(({ answer: _answer, ...request }, ord) => ({ ...request, ord }))), LANGUAGE_RESERVATION_SECONDS],
+    );
+    const byOrd = new Map(rows.map((row) => [row.ord, row]));
+    requests.forEach((request, ord) => (request.answer = byOrd.get(ord) ?? null));
   }
 
   private admitExclusive(actor: Actor, roomName: string, request: JoinRequest): Promise<Admission> {
