@@ -110,6 +110,62 @@ describe('join tokens', () => {
     expect(monoAnswers.map((a) => a.status)).toEqual([201, 409]);
   });
 
+  it('gives each of many tokens decided together its own answer, across rooms and organizations', async () => {
+    const [one, two] = [await createOrganization(h.t), await createOrganization(h.t)];
+    const dual = await createRoom(h, one);
+    const mono = await createRoom(h, one, { streaming_mode: 'mono' });
+    // the same room name in the other organization, holding other languages
+    const twin = await createRoom(h, two, { room_name: dual.name });
+    await token(h, one, dual.name, { languages: ['en'], identity: 'e' }).expect(201);
+    await token(h, one, dual.name, { languages: ['de'], identity: 'd' }).expect(201);
+    await token(h, one, mono.name, { languages: ['en', 'ja'], identity: 'm' }).expect(201);
+    await token(h, two, twin.name, { languages: ['fr'], identity: 'f' }).expect(201);
+    await token(h, two, twin.name, { languages: ['es'], identity: 's' }).expect(201);
+    const asks = [
+      { org: one, room: dual.name, languages: ['en'], want: 201 },
+      { org: two, room: twin.name, languages: ['en'], want: 409 }, // a third language there
+      { org: one, room: 'nowhere', languages: ['en'], want: 404 },
+      { org: one, room: mono.name, languages: ['ja', 'en'], want: 201 },
+      { org: two, room: twin.name, languages: ['es'], want: 201 },
+      { org: one, room: mono.name, languages: ['en'], want: 409 }, // one language in a mono room
+      { org: one, room: dual.name, languages: ['de'], want: 201 },
+      { org: one, room: dual.name, languages: ['fr'], want: 409 },
+      { org: two, room: twin.name, languages: ['fr'], want: 201 },
+      { org: one, room: 'nowhere', languages: ['de'], want: 404 },
+    ].flatMap((ask) => [ask, ask, ask]);
+    // Hold the reservations table while the requests arrive, so their admissions queue up and are decided together.
+    const holder = h.t.db.createQueryRunner();
+    await holder.startTransaction();
+    await holder.query(`LOCK TABLE room_tokens IN EXCLUSIVE MODE`);
+    const pending = Promise.all(
+      asks.map(({ org, room, languages }, i) => token(h, org, room, { languages, identity: `ask-${i}` }).then((res) => res)),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await holder.commitTransaction();
+    await holder.release();
+    const answers = await pending;
+    expect(answers.map((res) => res.status)).toEqual(asks.map((ask) => ask.want));
+    const livekitNames = new Map([
+      [`${one.organizationId}/${dual.name}`, dual.livekitName],
+      [`${one.organizationId}/${mono.name}`, mono.livekitName],
+      [`${two.organizationId}/${twin.name}`, twin.livekitName],
+    ]);
+    const verifier = new TokenVerifier(h.livekit.apiKey, h.livekit.apiSecret);
+    for (const [i, res] of answers.entries()) {
+      if (res.status !== 201) continue;
+      expect(res.body).toMatchObject({ room: asks[i].room, identity: `ask-${i}`, languages: asks[i].languages });
+      const claims = await verifier.verify(res.body.token as string);
+      expect(claims.video?.room).toBe(livekitNames.get(`${asks[i].org.organizationId}/${asks[i].room}`));
+    }
+    const reserved = (await h.t.db.query(
+      `SELECT t.identity, r.organization_id FROM room_tokens t JOIN rooms r ON r.id = t.room_id WHERE t.identity LIKE 'ask-%' ORDER BY t.identity`,
+    )) as { identity: string; organization_id: string }[];
+    const admitted = asks.flatMap((ask, i) =>
+      ask.want === 201 ? [{ identity: `ask-${i}`, organization_id: ask.org.organizationId }] : [],
+    );
+    expect(reserved).toEqual(admitted.sort((a, b) => a.identity.localeCompare(b.identity)));
+  });
+
   it('releases the languages of tokens never used once the reservation lapses, and of people who left', async () => {
     const org = await createOrganization(h.t);
     const room = await createRoom(h, org);
