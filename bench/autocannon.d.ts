@@ -17,5 +17,9 @@ declare module 'autocannon' {
     non2xx: number;
     errors: number;
   }
-  export default function autocannon(options: Options): Promise<Result>;
+  /** The run: a promise of its result, and the events of each response as it arrives. */
+  interface Instance extends Promise<Result> {
+    on(event: 'response', listener: () => void): void;
+  }
+  export default function autocannon(options: Options): Instance;
 }

@@ -51,7 +51,7 @@ async function main(o: Options): Promise<void> {
   const target = new URL(`${o.baseUrl}/v1/webhooks/livekit`);
   const started = Date.now();
   let next = 0;
-  const result = await autocannon({
+  const run = autocannon({
     url: target.origin,
     connections: Math.min(o.concurrency, bodies.length),
     amount: bodies.length,
@@ -66,8 +66,18 @@ async function main(o: Options): Promise<void> {
       },
     ],
   });
-  const rejected = result.non2xx + result.errors;
-  const accepted = Date.now();
+  // autocannon settles only at its next one-second tick after the last answer: the accepting ends
+  // with the last answer itself, and waiting for the events to be applied starts there.
+  let answered = 0;
+  let lastAnswer = 0;
+  const allAnswered = new Promise<void>((resolve) => {
+    run.on('response', () => {
+      lastAnswer = Date.now();
+      if (++answered === bodies.length) resolve();
+    });
+  });
+  await Promise.race([allAnswered, run]);
+  const accepted = lastAnswer || Date.now();
   for (;;) {
     // EXISTS stops at the first unprocessed event: polling must not load the database it measures.
     const { rows } = await db.query<{ pending: boolean }>(
@@ -77,6 +87,8 @@ async function main(o: Options): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const done = Date.now();
+  const result = await run;
+  const rejected = result.non2xx + result.errors;
   const { rows } = await db.query<{ connections: number; closed: number; charges: number }>(
     `SELECT count(*)::int AS connections, count(left_at)::int AS closed,
             (SELECT count(*)::int FROM ledger_entries WHERE room_id = ANY($1) AND kind = 'charge') AS charges

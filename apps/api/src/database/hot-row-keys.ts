@@ -4,7 +4,8 @@
  * the charges it appends, then usage slots (by organization and time) and after them the
  * organization's usage version, then balances.
  */
-export const roomTotalsKey = (roomId: string) => `0.room.${roomId}`;
+/** The totals of every room the transaction charged, written by one statement (see HotRowWrites.addToGroup). */
+export const ROOM_TOTALS_KEY = '0.room.totals';
 
 export const LEDGER_CHARGES_KEY = '0.ledger.charges';
 

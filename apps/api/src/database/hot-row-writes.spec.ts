@@ -194,4 +194,54 @@ describe('HotRowWrites', () => {
       { key: 'room', delta: [7] },
     ]);
   });
+
+  it("writes the rows of a group with one call: summed per row, in row order, zero rows left out, at the group key's turn", async () => {
+    const tx = manager();
+    const calls: string[] = [];
+    const writeRooms = jest.fn(async (rows: { row: string; delta: number[] }[]) => void calls.push(`rooms ${JSON.stringify(rows)}`));
+    const writeBalance = jest.fn(async (delta: number[]) => void calls.push(`balance ${JSON.stringify(delta)}`));
+
+    await hot.deferWithin(tx, async () => {
+      await hot.add(tx, '2.balance', [-3], writeBalance);
+      await hot.addToGroup(tx, '0.rooms', 'room-b', [1, 3], writeRooms);
+      await hot.addToGroup(tx, '0.rooms', 'room-a', [2, 6], writeRooms);
+      await hot.addToGroup(tx, '0.rooms', 'room-c', [1, 1], writeRooms);
+      await hot.addToGroup(tx, '0.rooms', 'room-b', [4, 12], writeRooms);
+      await hot.addToGroup(tx, '0.rooms', 'room-c', [-1, -1], writeRooms);
+      expect(calls).toEqual([]);
+    });
+
+    expect(calls).toEqual([
+      `rooms ${JSON.stringify([
+        { row: 'room-a', delta: [2, 6] },
+        { row: 'room-b', delta: [5, 15] },
+      ])}`,
+      'balance [-3]',
+    ]);
+    // outside deferWithin, a row of a group is written at once, alone
+    await hot.addToGroup(tx, '0.rooms', 'room-d', [1, 3], writeRooms);
+    expect(calls[2]).toBe(`rooms ${JSON.stringify([{ row: 'room-d', delta: [1, 3] }])}`);
+  });
+
+  it('flush writes a whole group now, and the end of the body only what was added after', async () => {
+    const tx = manager();
+    const written: { row: string; delta: number[] }[][] = [];
+    const writeRooms = jest.fn(async (rows: { row: string; delta: number[] }[]) => void written.push(rows));
+
+    await hot.deferWithin(tx, async () => {
+      await hot.addToGroup(tx, 'rooms', 'a', [1], writeRooms);
+      await hot.addToGroup(tx, 'rooms', 'b', [2], writeRooms);
+      await hot.flush(tx, 'rooms');
+      expect(written).toEqual([
+        [
+          { row: 'a', delta: [1] },
+          { row: 'b', delta: [2] },
+        ],
+      ]);
+      await hot.addToGroup(tx, 'rooms', 'a', [5], writeRooms);
+    });
+
+    expect(written[1]).toEqual([{ row: 'a', delta: [5] }]);
+    expect(writeRooms).toHaveBeenCalledTimes(2);
+  });
 });

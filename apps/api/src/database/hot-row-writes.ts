@@ -5,8 +5,13 @@ import type { EntityManager } from 'typeorm';
 type DeltaWrite = (delta: number[]) => Promise<unknown>;
 /** Inserts rows that nothing in the transaction reads back (one multi-row insert). */
 type RowsWrite<R> = (rows: R[]) => Promise<unknown>;
+/** Writes the summed deltas of several rows of one table with one statement. */
+export type GroupWrite = (rows: { row: string; delta: number[] }[]) => Promise<unknown>;
 
-type PendingWrite = { kind: 'sum'; delta: number[]; write: DeltaWrite } | { kind: 'rows'; rows: unknown[]; write: RowsWrite<unknown> };
+type PendingWrite =
+  | { kind: 'sum'; delta: number[]; write: DeltaWrite }
+  | { kind: 'rows'; rows: unknown[]; write: RowsWrite<unknown> }
+  | { kind: 'group'; deltas: Map<string, number[]>; write: GroupWrite };
 
 /**
  * Writes to rows that every transaction of an organization touches (its balance, its usage slots,
@@ -30,6 +35,25 @@ export class HotRowWrites {
     const existing = deferred.get(key);
     if (existing?.kind === 'sum') existing.delta = existing.delta.map((value, i) => value + delta[i]);
     else deferred.set(key, { kind: 'sum', delta: [...delta], write });
+  }
+
+  /**
+   * Like `add`, for rows the transaction already holds locked (its rooms): the deltas are summed per
+   * `row`, and all rows of `group` are written by one call, in row order, at the group key's turn.
+   */
+  async addToGroup(tx: EntityManager, group: string, row: string, delta: number[], write: GroupWrite): Promise<void> {
+    const deferred = this.pending.get(tx);
+    if (!deferred) {
+      await write([{ row, delta }]);
+      return;
+    }
+    const existing = deferred.get(group);
+    if (existing?.kind !== 'group') {
+      deferred.set(group, { kind: 'group', deltas: new Map([[row, [...delta]]]), write });
+      return;
+    }
+    const sum = existing.deltas.get(row);
+    existing.deltas.set(row, sum ? sum.map((value, i) => value + delta[i]) : [...delta]);
   }
 
   /** Queues `row` for one insert with the other rows of `key`. */
@@ -67,7 +91,17 @@ export class HotRowWrites {
   }
 }
 
+const changes = (delta: number[]) => delta.some((value) => value !== 0);
+
 async function run(pending: PendingWrite): Promise<void> {
   if (pending.kind === 'rows') await pending.write(pending.rows);
-  else if (pending.delta.some((value) => value !== 0)) await pending.write(pending.delta);
+  else if (pending.kind === 'sum') {
+    if (changes(pending.delta)) await pending.write(pending.delta);
+  } else {
+    const rows = [...pending.deltas]
+      .filter(([, delta]) => changes(delta))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([row, delta]) => ({ row, delta }));
+    if (rows.length > 0) await pending.write(rows);
+  }
 }

@@ -1,7 +1,7 @@
 import { chargeCents, startedMinutes } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { roomTotalsKey } from '../../database/hot-row-keys';
+import { ROOM_TOTALS_KEY } from '../../database/hot-row-keys';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import { Ledger } from '../billing/ledger';
 import type { RoomRow } from '../rooms/room-queries';
@@ -83,10 +83,11 @@ export class ConnectionMeter {
     cents: number,
     leftAt: Date,
   ): Promise<void> {
-    await this.hot.add(tx, roomTotalsKey(room.id), [minutes, cents], ([addedMinutes, addedCents]) =>
+    await this.hot.addToGroup(tx, ROOM_TOTALS_KEY, room.id, [minutes, cents], (rooms) =>
       tx.query(
-        `UPDATE rooms SET total_connection_minutes = total_connection_minutes + $2, total_charged_cents = total_charged_cents + $3 WHERE id = $1`,
-        [room.id, addedMinutes, addedCents],
+        `UPDATE rooms r SET total_connection_minutes = r.total_connection_minutes + t.minutes, total_charged_cents = r.total_charged_cents + t.cents
+           FROM unnest($1::uuid[], $2::int[], $3::bigint[]) AS t(id, minutes, cents) WHERE r.id = t.id`,
+        [rooms.map((t) => t.row), rooms.map((t) => t.delta[0]), rooms.map((t) => t.delta[1])],
       ),
     );
     await this.usage.addToRoom(tx, { organizationId: room.organization_id, startedAt: room.started_at }, { minutes, participants: 0 });

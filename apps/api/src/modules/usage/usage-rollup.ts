@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import type { EntityManager } from 'typeorm';
-import { roomTotalsKey, usageSlotKey, usageVersionKey } from '../../database/hot-row-keys';
+import { ROOM_TOTALS_KEY, usageSlotKey, usageVersionKey } from '../../database/hot-row-keys';
 
 interface Delta {
   minutes: number;
@@ -22,7 +22,7 @@ export class UsageRollup {
    * `joinedParticipants` is what the join itself added, which the previous slot never counted.
    */
   async roomStartChanged(tx: EntityManager, roomId: string, previous: Date | null, joinedParticipants: number): Promise<void> {
-    await this.hot.flush(tx, roomTotalsKey(roomId));
+    await this.hot.flush(tx, ROOM_TOTALS_KEY);
     const [room] = (await tx.query(
       `SELECT r.organization_id, r.started_at, r.total_connection_minutes AS minutes,
               (SELECT count(*)::int FROM connections c WHERE c.room_id = r.id AND c.kind IS DISTINCT FROM 'translator') AS participants
