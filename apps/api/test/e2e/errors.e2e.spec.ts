@@ -47,6 +47,37 @@ describe('error model', () => {
     expect(res.body.detail[0]).toMatchObject({ loc: ['body'], type: 'model_attributes_type' });
   });
 
+  it('lists every violated field of the path and the body together, path first', async () => {
+    const res = await t.http().post('/v1/rooms/not-a-uuid/invites').set(org.auth).send({ max_uses: 0 });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      { loc: ['path', 'room_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: 'not-a-uuid', ctx: {} },
+      { loc: ['body', 'expires_in_seconds'], msg: 'Field required', type: 'missing', input: { max_uses: 0 }, ctx: {} },
+      {
+        loc: ['body', 'max_uses'],
+        msg: 'Input should be greater than or equal to 1',
+        type: 'greater_than_equal',
+        input: 0,
+        ctx: { ge: 1 },
+      },
+    ]);
+  });
+
+  it('lists a bad path and a bad body of a join token together, fields in schema order', async () => {
+    const name = 'r'.repeat(129);
+    const res = await t
+      .http()
+      .post(`/v1/rooms/${name}/token`)
+      .set(org.auth)
+      .send({ identity: 'i'.repeat(129), languages: ['xx'] });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc.join('.'), d.type])).toEqual([
+      ['path.room_name', 'string_too_long'],
+      ['body.languages.0', 'unsupported_language'],
+      ['body.identity', 'string_too_long'],
+    ]);
+  });
+
   it('answers health checks without credentials', async () => {
     expect((await t.http().get('/health/live')).status).toBe(200);
     const ready = await t.http().get('/health/ready');

@@ -32,6 +32,29 @@ describe('join tokens', () => {
     expect(new Date(res.body.expires_at).getTime()).toBe((claims.exp ?? 0) * 1000);
   });
 
+  it.each(['alice@example.com', 'Ann Lee', 'user:42/ü', 'x'.repeat(128)])(
+    'accepts any identity of 1 to 128 characters: %j',
+    async (identity) => {
+      const org = await createOrganization(h.t);
+      const room = await createRoom(h, org);
+      const res = await token(h, org, room.name, { languages: ['en'], identity });
+      expect(res.status).toBe(201);
+      expect(res.body.identity).toBe(identity);
+      const claims = await new TokenVerifier(h.livekit.apiKey, h.livekit.apiSecret).verify(res.body.token);
+      expect(claims.sub).toBe(identity);
+    },
+  );
+
+  it('takes an empty display name as none', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    const res = await token(h, org, room.name, { languages: ['en'], identity: 'nameless', name: '' });
+    expect(res.status).toBe(201);
+    const claims = await new TokenVerifier(h.livekit.apiKey, h.livekit.apiSecret).verify(res.body.token);
+    expect(claims.name).toBeUndefined();
+    expect((await token(h, org, room.name, { languages: ['en'], name: 'n'.repeat(129) })).status).toBe(422);
+  });
+
   it('generates an identity when none is sent', async () => {
     const org = await createOrganization(h.t);
     const room = await createRoom(h, org);
@@ -200,8 +223,8 @@ describe('join tokens', () => {
     [
       { languages: ['zz'], identity: 'x'.repeat(129) },
       [
-        ['body.identity', 'string_too_long'],
         ['body.languages.0', 'unsupported_language'],
+        ['body.identity', 'string_too_long'],
       ],
     ],
   ])('rejects %j with 422 and issues nothing', async (body, expected) => {

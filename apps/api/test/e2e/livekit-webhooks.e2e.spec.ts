@@ -210,6 +210,29 @@ describe('LiveKit webhooks', () => {
     expect(detail.body.participants.every((p: { left_at: string | null }) => p.left_at === detail.body.ended_at)).toBe(true);
   });
 
+  it('closes a connection first reported by its leave, after the room ended, at the room end', async () => {
+    const org = await createOrganization(h.t);
+    const room = await roomWithTwoSpeakers(org);
+    const finished = Math.ceil(Date.now() / 1000) + 1;
+    await webhook(h, events.roomFinished(room.livekitName, { createdAt: finished })).expect(200);
+    await settled(h);
+    const late = { identity: 'ann', sid: 'PA_late', joinedAt: String(finished - 120) };
+    await webhook(h, events.participantLeft(room.livekitName, late, { createdAt: finished + 600 })).expect(200);
+    await settled(h);
+    const detail = await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth);
+    expect(detail.body.ended_at).toBe(new Date(finished * 1000).toISOString());
+    expect(detail.body.participants).toEqual([
+      expect.objectContaining({
+        participant_identity: 'ann',
+        joined_at: new Date((finished - 120) * 1000).toISOString(),
+        left_at: new Date(finished * 1000).toISOString(),
+        connection_minutes: 2,
+        charged_cents: 2 * h.t.config.rates.participantCentsPerMinute,
+      }),
+    ]);
+    expect(detail.body.total_connection_minutes).toBe(2);
+  });
+
   it('ignores events of rooms it does not know', async () => {
     await webhook(h, events.participantJoined('someone-elses-room', 'x')).expect(200);
     await settled(h);

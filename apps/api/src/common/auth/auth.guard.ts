@@ -4,6 +4,7 @@ import { ApiError } from '../errors/api-error';
 import type { AuthenticatedRequest } from './actor';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
 import { looksLikeApiKey } from './api-key-secret';
+import { rememberRoute } from '../validation/route-inputs';
 import { IS_PUBLIC } from './public.decorator';
 import { SessionAuthenticator } from './session-authenticator';
 
@@ -19,8 +20,9 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    rememberRoute(request, context);
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
     const header = request.headers.authorization;
     if (!header) throw ApiError.unauthorized('Missing bearer credentials: send the header Authorization: Bearer <api key>.');
     const match = BEARER.exec(header);

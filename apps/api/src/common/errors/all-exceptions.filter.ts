@@ -2,6 +2,7 @@ import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter 
 import type { Request, Response } from 'express';
 import { ApiError, INVITE_NOT_FOUND } from './api-error';
 import { DOMAIN_ERROR_STATUS } from './error-status';
+import { everyInputIssue } from '../validation/route-inputs';
 import { RequestValidationError, type ValidationIssue } from './validation-error';
 
 interface Answer {
@@ -78,6 +79,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
     let answer = undecodablePath(error, request.path) ?? answerFor(error);
+    if (error instanceof RequestValidationError) {
+      const issues = everyInputIssue(request);
+      if (issues && issues.length > 0) answer = { status: 422, body: { detail: issues } };
+    }
     if (!answer) {
       this.logger.error({ err: error, path: request.path, requestId: request.id }, 'Unhandled error');
       answer = { status: 500, body: { detail: 'Internal server error.' } };

@@ -11,8 +11,4 @@ export class RequestValidationError extends Error {
   constructor(readonly issues: ValidationIssue[]) {
     super('Request validation failed');
   }
-
-  static single(issue: ValidationIssue): RequestValidationError {
-    return new RequestValidationError([issue]);
-  }
 }

@@ -1,6 +1,6 @@
 import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { validateSync, type ValidationError } from 'class-validator';
+import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 import { RequestValidationError, type ValidationIssue } from '../errors/validation-error';
 import { intTypeIssue, type IssueContext } from './rules';
 
@@ -40,32 +40,78 @@ function issueOf(error: ValidationError, location: string, raw: Record<string, u
   };
 }
 
+/**
+ * Field positions in the request schema: a base class's fields before its subclass's (class-validator
+ * itself lists a subclass's own fields first), each class's in declaration order.
+ */
+const fieldOrders = new WeakMap<object, Map<string, number>>();
+
+function fieldOrderOf(metatype: new () => object): Map<string, number> {
+  const cached = fieldOrders.get(metatype);
+  if (cached) return cached;
+  const chain: unknown[] = [];
+  for (let type: unknown = metatype; typeof type === 'function' && type !== Function.prototype; type = Object.getPrototypeOf(type)) {
+    chain.unshift(type);
+  }
+  const metadatas = getMetadataStorage().getTargetValidationMetadatas(metatype, '', true, false);
+  const depth = (target: unknown) => chain.indexOf(target);
+  const ordered = metadatas
+    .map((metadata, i) => ({ name: metadata.propertyName, depth: depth(metadata.target), i }))
+    .sort((a, b) => a.depth - b.depth || a.i - b.i);
+  const order = new Map<string, number>();
+  for (const { name } of ordered) if (!order.has(name)) order.set(name, order.size);
+  fieldOrders.set(metatype, order);
+  return order;
+}
+
+/** The value a pipe receives for one parameter and how it was declared. */
+export interface InputToValidate {
+  value: unknown;
+  metatype: unknown;
+  type: ArgumentMetadata['type'];
+}
+
+/** The DTO class of a parameter this project validates; null for plain values and custom decorators. */
+function dtoOf({ metatype, type }: InputToValidate): (new () => object) | null {
+  const plain = [String, Number, Boolean, Array, Object].includes(metatype as never);
+  return typeof metatype === 'function' && !plain && type !== 'custom' ? (metatype as new () => object) : null;
+}
+
+/** Every violated field of one input (body, query or path), in the order of the request schema. */
+export function inputIssues(input: InputToValidate): { instance: object | null; issues: ValidationIssue[] } {
+  const metatype = dtoOf(input);
+  const { value } = input;
+  if (!metatype) return { instance: null, issues: [] };
+  const location = LOCATION[input.type];
+  const raw = value === undefined || value === null || value === '' ? {} : value;
+  if (!isPlainObject(raw)) {
+    const issue = {
+      loc: [location],
+      msg: 'Input should be a valid dictionary or object to extract fields from',
+      type: 'model_attributes_type',
+    };
+    return { instance: null, issues: [{ ...issue, input: raw, ctx: {} }] };
+  }
+  const instance: object = plainToInstance(metatype, raw);
+  const errors = validateSync(instance, { forbidUnknownValues: false });
+  const issues = errors.map((error) => issueOf(error, location, raw));
+  const failed = new Set(errors.map((error) => error.property));
+  const more = (metatype as Partial<MoreRules>).moreIssues?.(instance, failed) ?? [];
+  issues.push(...more.map((issue) => ({ ...issue, loc: [location, ...issue.loc], ctx: issue.ctx ?? {} })));
+  if (issues.length > 1) {
+    const order = fieldOrderOf(metatype);
+    const position = (issue: ValidationIssue) => order.get(String(issue.loc[1])) ?? order.size;
+    issues.sort((a, b) => position(a) - position(b));
+  }
+  return { instance, issues };
+}
+
 /** Turns body, query and path input into DTO instances, or fails with every violated field listed. */
 @Injectable()
 export class InputValidationPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
-    const metatype = metadata.metatype;
-    if (!metatype || [String, Number, Boolean, Array, Object].includes(metatype as never) || metadata.type === 'custom') {
-      return value;
-    }
-    const location = LOCATION[metadata.type];
-    const raw = value === undefined || value === null || value === '' ? {} : value;
-    if (!isPlainObject(raw)) {
-      throw RequestValidationError.single({
-        loc: [location],
-        msg: 'Input should be a valid dictionary or object to extract fields from',
-        type: 'model_attributes_type',
-        input: raw,
-        ctx: {},
-      });
-    }
-    const instance: object = plainToInstance(metatype as new () => object, raw);
-    const errors = validateSync(instance, { forbidUnknownValues: false });
-    const issues = errors.map((error) => issueOf(error, location, raw));
-    const failed = new Set(errors.map((error) => error.property));
-    const more = (metatype as Partial<MoreRules>).moreIssues?.(instance, failed) ?? [];
-    issues.push(...more.map((issue) => ({ ...issue, loc: [location, ...issue.loc], ctx: issue.ctx ?? {} })));
+    const { instance, issues } = inputIssues({ value, metatype: metadata.metatype, type: metadata.type });
     if (issues.length > 0) throw new RequestValidationError(issues);
-    return instance;
+    return instance ?? value;
   }
 }

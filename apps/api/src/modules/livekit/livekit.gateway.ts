@@ -57,13 +57,13 @@ export class LiveKitGateway {
   async joinToken(grant: JoinGrant): Promise<{ token: string; expiresAt: Date }> {
     const token = new AccessToken(this.config.livekit.apiKey, this.config.livekit.apiSecret, {
       identity: grant.identity,
-      name: grant.displayName ?? undefined,
+      name: grant.displayName || undefined,
       ttl: grant.ttlSeconds,
       metadata: JSON.stringify(grant.metadata),
     });
     token.addGrant({ roomJoin: true, room: grant.livekitRoom, canPublish: true, canSubscribe: true, canPublishData: true });
-    const expiresAt = new Date(Math.floor(Date.now() / 1000) * 1000 + grant.ttlSeconds * 1000);
-    return { token: await token.toJwt(), expiresAt };
+    const jwt = await token.toJwt();
+    return { token: jwt, expiresAt: expiryOf(jwt) };
   }
 
   /** Verifies the signature LiveKit puts in the Authorization header; null when it does not verify. */
@@ -88,4 +88,10 @@ function isTwirpNotFound(error: unknown): boolean {
     error !== null &&
     ((error as { code?: unknown }).code === 'not_found' || (error as { status?: unknown }).status === 404)
   );
+}
+
+/** The `exp` the SDK stamped when signing, so `expires_at` is exactly the token's own expiry. */
+function expiryOf(jwt: string): Date {
+  const payload = JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8')) as { exp: number };
+  return new Date(payload.exp * 1000);
 }

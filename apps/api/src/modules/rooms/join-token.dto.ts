@@ -2,7 +2,6 @@ import { validateRequestedLanguages } from '@app/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsArray, IsDefined, IsString } from 'class-validator';
 import { StringRule } from '../../common/validation/rules';
-import { ROOM_NAME_PATTERN } from './room.dto';
 
 const MISSING = { context: { type: 'missing', msg: 'Field required', rank: 0 } };
 const LIST = { context: { type: 'list_type', msg: 'Input should be a valid list', rank: 1 } };
@@ -29,17 +28,12 @@ export class LanguagesBody {
 }
 
 export class JoinTokenDto extends LanguagesBody {
-  @ApiPropertyOptional({ minLength: 1, maxLength: 128, description: 'unique within the room; generated when absent' })
-  @StringRule({
-    minLength: 1,
-    maxLength: 128,
-    optional: true,
-    pattern: { regex: ROOM_NAME_PATTERN, description: 'letters, digits, ".", "_" and "-"' },
-  })
+  @ApiPropertyOptional({ minLength: 1, maxLength: 128, description: 'any text, unique within the room; generated when absent' })
+  @StringRule({ minLength: 1, maxLength: 128, optional: true })
   identity?: string;
 
-  @ApiPropertyOptional({ maxLength: 128, description: 'display name' })
-  @StringRule({ minLength: 1, maxLength: 128, optional: true })
+  @ApiPropertyOptional({ maxLength: 128, description: 'display name; empty means none' })
+  @StringRule({ maxLength: 128, optional: true })
   name?: string;
 
   static moreIssues(instance: JoinTokenDto, failed: ReadonlySet<string>) {
@@ -48,8 +42,8 @@ export class JoinTokenDto extends LanguagesBody {
 }
 
 export class InviteJoinDto extends LanguagesBody {
-  @ApiPropertyOptional({ maxLength: 128, description: 'display name of the guest' })
-  @StringRule({ minLength: 1, maxLength: 128, optional: true })
+  @ApiPropertyOptional({ maxLength: 128, description: 'display name of the guest; empty means none' })
+  @StringRule({ maxLength: 128, optional: true })
   name?: string;
 
   static moreIssues(instance: InviteJoinDto, failed: ReadonlySet<string>) {

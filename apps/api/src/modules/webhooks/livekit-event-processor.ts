@@ -177,13 +177,18 @@ export class LiveKitEventProcessor {
       const connection = connectionOf.get(`${leave.room.id} ${leave.participant.sid}`);
       if (!connection) {
         const [connectionId] = await this.joinAll(tx, [leave]);
-        if (connectionId !== null) await this.meter.close(tx, leave.room, connectionId, leave.at);
+        if (connectionId !== null) await this.meter.close(tx, leave.room, connectionId, notAfterRoomEnd(leave.room, leave.at));
       } else if (connection.left_at === null && !closes.has(Number(connection.id))) {
         closes.set(Number(connection.id), { room: leave.room, connection, leftAt: leave.at });
       }
     }
     await this.meter.closeOpenMany(tx, [...closes.values()]);
   }
+}
+
+/** No connection outlasts its room: one whose end is reported after the room ended closes with the room. */
+function notAfterRoomEnd(room: RoomRow, at: Date): Date {
+  return room.status === 'ended' && room.ended_at && room.ended_at < at ? room.ended_at : at;
 }
 
 function membershipChange(event: LiveKitEventFacts): 'join' | 'leave' | null {
