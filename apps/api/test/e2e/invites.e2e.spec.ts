@@ -1,3 +1,5 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
 
@@ -13,6 +15,12 @@ describe('invite links', () => {
   }
   const preview = (code: string) => h.t.http().get(`/v1/invites/${code}`);
   const join = (code: string, body: Record<string, unknown>) => h.t.http().post(`/v1/invites/${code}/join`).send(body);
+  /** A code of the minted shape: 128 random bits (or the nonce given) and their HMAC-SHA-256 under `secret`. */
+  const signedCode = (secret: string, nonce = randomBytes(16).toString('base64url')) =>
+    `${nonce}.${createHmac('sha256', secret).update(`invite:${nonce}`).digest('base64url')}`;
+  /** Correctly signed with the service's own secret, but never minted: the reference "unknown code". */
+  const unknownCode = () => signedCode(h.t.config.inviteSigningSecret);
+  const CODE_SHAPE = /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/;
 
   it('mints a signed code, previews without auth, and joins as a guest', async () => {
     const org = await createOrganization(h.t);
@@ -132,10 +140,19 @@ describe('invite links', () => {
     const revoked = await h.t.http().delete(`/v1/rooms/${room.id}/invites`).set(org.auth);
     expect(revoked.status).toBe(204);
     expect(revoked.text).toBe('');
+    const unknown = unknownCode();
+    const unknownPreview = await preview(unknown);
+    const unknownJoin = await join(unknown, { languages: ['en'] });
+    expect(unknownPreview.status).toBe(404);
+    expect(unknownPreview.body).toEqual({ detail: expect.any(String) });
+    expect(unknownJoin.status).toBe(404);
     for (const code of [a, b]) {
       const res = await preview(code);
       expect(res.status).toBe(404);
-      expect((await join(code, { languages: ['en'] })).status).toBe(404);
+      expect(res.body).toEqual(unknownPreview.body);
+      const joined = await join(code, { languages: ['en'] });
+      expect(joined.status).toBe(404);
+      expect(joined.body).toEqual(unknownJoin.body);
     }
     const [{ n }] = (await h.t.db.query(`SELECT count(*)::int AS n FROM room_tokens WHERE room_id = $1 AND identity = $2`, [
       room.id,
@@ -148,13 +165,18 @@ describe('invite links', () => {
     expect((await h.t.http().delete('/v1/rooms/00000000-0000-4000-8000-000000000000/invites').set(org.auth)).status).toBe(204);
   });
 
-  it("answers 204 to revoking another organization's links and leaves them working", async () => {
+  it("answers 204 to revoking another organization's links and leaves them working for preview and join", async () => {
     const owner = await createOrganization(h.t);
     const stranger = await createOrganization(h.t);
     const room = await createRoom(h, owner);
     const code = (await mint(owner, room.id)).body.invite_code;
     expect((await h.t.http().delete(`/v1/rooms/${room.id}/invites`).set(stranger.auth)).status).toBe(204);
     expect((await preview(code)).status).toBe(200);
+    const joined = await join(code, { languages: ['en'], name: 'Guest' });
+    expect(joined.status).toBe(201);
+    expect(joined.body).toMatchObject({ room: room.name, languages: ['en'], identity: expect.stringMatching(/^guest-/) });
+    const [{ uses }] = (await h.t.db.query(`SELECT uses FROM invites WHERE room_id = $1`, [room.id])) as { uses: number }[];
+    expect(uses).toBe(1);
   });
 
   it('answers tampered, truncated, garbage and foreign-secret codes with the same 404', async () => {
@@ -185,6 +207,105 @@ describe('invite links', () => {
     }
     expect(bodies.size).toBe(1);
     expect((await preview(code)).status).toBe(200);
+  });
+
+  it('answers a code signed with a foreign secret exactly like an unknown code, on preview and join', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    const code: string = (await mint(org, room.id)).body.invite_code;
+    const foreignSecret = `not-${h.t.config.inviteSigningSecret}`;
+    const foreign = [signedCode(foreignSecret), signedCode(foreignSecret, code.split('.')[0])];
+    const unknown = unknownCode();
+    for (const c of [code, unknown, ...foreign]) expect(c).toMatch(CODE_SHAPE);
+    const unknownPreview = await preview(unknown);
+    const unknownJoin = await join(unknown, { languages: ['en'] });
+    expect(unknownPreview.status).toBe(404);
+    expect(unknownPreview.body).toEqual({ detail: expect.any(String) });
+    expect(unknownJoin.status).toBe(404);
+    expect(unknownJoin.body).toEqual(unknownPreview.body);
+    for (const c of foreign) {
+      const viewed = await preview(c);
+      expect({ code: c, status: viewed.status, body: viewed.body }).toEqual({ code: c, status: 404, body: unknownPreview.body });
+      const joined = await join(c, { languages: ['en'] });
+      expect({ code: c, status: joined.status, body: joined.body }).toEqual({ code: c, status: 404, body: unknownJoin.body });
+    }
+    expect((await preview(code)).status).toBe(200);
+    const [{ uses }] = (await h.t.db.query(`SELECT uses FROM invites WHERE room_id = $1`, [room.id])) as { uses: number }[];
+    expect(uses).toBe(0);
+  });
+
+  it('answers bad codes without touching the invites table, while a valid code waits for it', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org, { streaming_mode: 'dual' });
+    const code: string = (await mint(org, room.id)).body.invite_code;
+    const [nonce, signature] = code.split('.');
+    const flip = (s: string, i: number) => s.slice(0, i) + (s[i] === 'A' ? 'B' : 'A') + s.slice(i + 1);
+    const foreignSecret = `not-${h.t.config.inviteSigningSecret}`;
+    const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    // The last of 43 characters carries 2 unused bits: a code differing only there decodes to the same signature.
+    const unusedBitsChanged = signature.slice(0, -1) + BASE64URL[BASE64URL.indexOf(signature.slice(-1)) ^ 1];
+    const bad = [
+      `${flip(nonce, 5)}.${signature}`,
+      `${nonce}.${flip(signature, 10)}`,
+      `${nonce}.${unusedBitsChanged}`,
+      code.slice(0, -1),
+      code.slice(0, 20),
+      'garbage',
+      signedCode(foreignSecret),
+      signedCode(foreignSecret, nonce),
+    ];
+    const unknownBody = (await preview(unknownCode())).body;
+
+    const locker = new Client({ connectionString: h.t.config.databaseUrl });
+    await locker.connect();
+    /** Sessions waiting for a lock on the invites table (each blocked database lookup is one). */
+    const waiters = async () => {
+      const [{ n }] = (await locker.query(`SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'invites'::regclass AND NOT granted`))
+        .rows as { n: number }[];
+      return n;
+    };
+    const polling = { stopped: false };
+    /** Resolves once at least `n` sessions wait on the lock; polls until then (or until the test stops polling). */
+    const untilWaiters = async (n: number): Promise<'database lookup blocked' | 'stopped'> => {
+      try {
+        while (!polling.stopped) {
+          if ((await waiters()) >= n) return 'database lookup blocked';
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      } catch {
+        // the locker was closed while polling: the test is over
+      }
+      return 'stopped';
+    };
+    let held = false;
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE invites IN ACCESS EXCLUSIVE MODE');
+      held = true;
+      const answered: string[] = [];
+      const validPreview = Promise.resolve(preview(code)).then((res) => (answered.push('preview'), res));
+      const validJoin = Promise.resolve(join(code, { languages: ['en'] })).then((res) => (answered.push('join'), res));
+      const valid = Promise.all([validPreview, validJoin]).then(() => 'valid code answered' as const);
+      // Both valid requests reach the invites table and wait for the lock.
+      expect(await Promise.race([untilWaiters(2), valid])).toBe('database lookup blocked');
+
+      // Every bad code is answered while the lock is held: none of them waits for the table.
+      const badAnswers = Promise.all(bad.flatMap((c) => [Promise.resolve(preview(c)), Promise.resolve(join(c, { languages: ['en'] }))]));
+      expect(await Promise.race([badAnswers.then(() => 'bad codes answered' as const), untilWaiters(3)])).toBe('bad codes answered');
+      for (const res of await badAnswers) expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: unknownBody });
+      expect(answered).toEqual([]);
+      expect(await waiters()).toBe(2);
+
+      await locker.query('COMMIT');
+      held = false;
+      const [viewed, joined] = await Promise.all([validPreview, validJoin]);
+      expect(viewed.status).toBe(200);
+      expect(joined.status).toBe(201);
+    } finally {
+      polling.stopped = true;
+      if (held) await locker.query('ROLLBACK');
+      await locker.end();
+    }
   });
 
   it('answers every invalid mint bound with 422 naming it, and mints nothing', async () => {

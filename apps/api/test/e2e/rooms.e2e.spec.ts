@@ -91,6 +91,186 @@ describe('rooms', () => {
     expect(h.livekit.callsOf('DeleteRoom')).toHaveLength(deletes);
   });
 
+  it('answers 503 and changes nothing when LiveKit cannot delete the room, then ends it once LiveKit is back', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org, { room_name: 'sticky' });
+    await token(h, org, room.name, { languages: ['en'], identity: 'alice' }).expect(201);
+    await webhook(h, events.participantJoined(room.livekitName, { identity: 'alice' })).expect(200);
+    await settled(h);
+    const before = await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth);
+    expect(before.body).toMatchObject({ status: 'active', ended_at: null });
+    expect(before.body.participants).toHaveLength(1);
+
+    h.livekit.failNext('DeleteRoom', 1, 503);
+    const failed = await h.t.http().delete(`/v1/rooms/${room.id}`).set(org.auth);
+    expect(failed.status).toBe(503);
+    expect(failed.body).toEqual({ detail: expect.stringMatching(/unavailable/) });
+    const after = await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth);
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(before.body);
+    expect(after.body.participants[0].left_at).toBeNull();
+    const clash = await h.t.http().post('/v1/rooms').set(org.auth).send({ room_name: 'sticky' });
+    expect(clash.status).toBe(409);
+
+    expect((await h.t.http().delete(`/v1/rooms/${room.id}`).set(org.auth)).status).toBe(204);
+    const ended = await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth);
+    expect(ended.body.status).toBe('ended');
+    expect(ended.body.ended_at).not.toBeNull();
+    expect(ended.body.participants[0].left_at).not.toBeNull();
+    expect(h.livekit.room(room.livekitName)).toBeUndefined();
+    expect((await h.t.http().post('/v1/rooms').set(org.auth).send({ room_name: 'sticky' })).status).toBe(201);
+  });
+
+  it('counts a room LiveKit no longer knows as deleted', async () => {
+    const org = await createOrganization(h.t);
+    const gone = await createRoom(h, org);
+    expect(h.livekit.removeRoom(gone.livekitName)).toBe(true);
+    expect((await h.t.http().delete(`/v1/rooms/${gone.id}`).set(org.auth)).status).toBe(204);
+    const lastDelete = h.livekit.callsOf('DeleteRoom').slice(-1)[0];
+    expect(lastDelete).toMatchObject({ body: { room: gone.livekitName }, status: 404 });
+    const detail = await h.t.http().get(`/v1/rooms/${gone.id}`).set(org.auth);
+    expect(detail.body.status).toBe('ended');
+    expect(detail.body.ended_at).not.toBeNull();
+
+    const answeredNotFound = await createRoom(h, org);
+    h.livekit.failNext('DeleteRoom', 1, 404);
+    expect((await h.t.http().delete(`/v1/rooms/${answeredNotFound.id}`).set(org.auth)).status).toBe(204);
+    expect((await h.t.http().get(`/v1/rooms/${answeredNotFound.id}`).set(org.auth)).body.status).toBe('ended');
+  });
+
+  it('lists newest first by created_at then id, and pages never skip or repeat', async () => {
+    const org = await createOrganization(h.t);
+    const rooms = [];
+    for (let i = 0; i < 5; i++) rooms.push(await createRoom(h, org));
+    const createdAt = [
+      '2026-03-03T00:00:00.000Z',
+      '2026-03-01T00:00:00.000Z',
+      '2026-03-02T00:00:00.000Z',
+      '2026-03-02T00:00:00.000Z',
+      '2026-03-01T00:00:00.000Z',
+    ];
+    for (const [i, room] of rooms.entries()) {
+      await h.t.db.query(`UPDATE rooms SET created_at = $2 WHERE id = $1`, [room.id, createdAt[i]]);
+    }
+    const expected = rooms
+      .map((room, i) => ({ id: room.id, created_at: createdAt[i] }))
+      .sort((a, b) => (a.created_at !== b.created_at ? b.created_at.localeCompare(a.created_at) : b.id.localeCompare(a.id)));
+
+    const paged: { id: string; created_at: string }[] = [];
+    const nextOffsets: (number | null)[] = [];
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const page: {
+        status: number;
+        body: { limit: number; offset: number; items: { id: string; created_at: string }[]; next_offset: number | null };
+      } = await h.t.http().get(`/v1/rooms?limit=2&offset=${offset}`).set(org.auth);
+      expect(page.status).toBe(200);
+      expect(page.body.limit).toBe(2);
+      expect(page.body.offset).toBe(offset);
+      paged.push(...page.body.items.map(({ id, created_at }) => ({ id, created_at })));
+      nextOffsets.push(page.body.next_offset);
+      offset = page.body.next_offset;
+    }
+    expect(nextOffsets).toEqual([2, 4, null]);
+    expect(paged).toEqual(expected);
+    const all = await h.t.http().get('/v1/rooms?limit=200').set(org.auth);
+    expect(all.body.items.map((r: { id: string }) => r.id)).toEqual(expected.map((r) => r.id));
+    expect(all.body).toMatchObject({ limit: 200, offset: 0, next_offset: null });
+  });
+
+  it.each([
+    [
+      'limit=0',
+      [
+        {
+          loc: ['query', 'limit'],
+          msg: 'Input should be greater than or equal to 1',
+          type: 'greater_than_equal',
+          input: '0',
+          ctx: { ge: 1 },
+        },
+      ],
+    ],
+    [
+      'limit=201',
+      [
+        {
+          loc: ['query', 'limit'],
+          msg: 'Input should be less than or equal to 200',
+          type: 'less_than_equal',
+          input: '201',
+          ctx: { le: 200 },
+        },
+      ],
+    ],
+    [
+      'limit=abc',
+      [
+        {
+          loc: ['query', 'limit'],
+          msg: 'Input should be a valid integer, unable to parse string as an integer',
+          type: 'int_parsing',
+          input: 'abc',
+          ctx: {},
+        },
+      ],
+    ],
+    [
+      'offset=-1',
+      [
+        {
+          loc: ['query', 'offset'],
+          msg: 'Input should be greater than or equal to 0',
+          type: 'greater_than_equal',
+          input: '-1',
+          ctx: { ge: 0 },
+        },
+      ],
+    ],
+    [
+      'limit=0&offset=-5',
+      [
+        {
+          loc: ['query', 'limit'],
+          msg: 'Input should be greater than or equal to 1',
+          type: 'greater_than_equal',
+          input: '0',
+          ctx: { ge: 1 },
+        },
+        {
+          loc: ['query', 'offset'],
+          msg: 'Input should be greater than or equal to 0',
+          type: 'greater_than_equal',
+          input: '-5',
+          ctx: { ge: 0 },
+        },
+      ],
+    ],
+  ])('rejects the room list query ?%s with every violated field listed', async (query, detail) => {
+    const org = await createOrganization(h.t);
+    const res = await h.t.http().get(`/v1/rooms?${query}`).set(org.auth);
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ detail });
+  });
+
+  it('accepts the room list bounds limit=1 and limit=200', async () => {
+    const org = await createOrganization(h.t);
+    const a = await createRoom(h, org);
+    const b = await createRoom(h, org);
+    await h.t.db.query(`UPDATE rooms SET created_at = created_at - interval '1 minute' WHERE id = $1`, [a.id]);
+    const first = await h.t.http().get('/v1/rooms?limit=1&offset=0').set(org.auth);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ limit: 1, offset: 0, next_offset: 1 });
+    expect(first.body.items.map((r: { id: string }) => r.id)).toEqual([b.id]);
+    const last = await h.t.http().get('/v1/rooms?limit=1&offset=1').set(org.auth);
+    expect(last.body).toMatchObject({ limit: 1, offset: 1, next_offset: null });
+    expect(last.body.items.map((r: { id: string }) => r.id)).toEqual([a.id]);
+    const max = await h.t.http().get('/v1/rooms?limit=200').set(org.auth);
+    expect(max.status).toBe(200);
+    expect(max.body).toMatchObject({ limit: 200, offset: 0, next_offset: null });
+    expect(max.body.items).toHaveLength(2);
+  });
+
   it("treats another organization's room exactly like a missing one", async () => {
     const owner = await createOrganization(h.t);
     const stranger = await createOrganization(h.t);

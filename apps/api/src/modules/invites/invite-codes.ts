@@ -20,8 +20,10 @@ export class InviteCodes {
   verify(code: string): Buffer | null {
     const match = CODE_SHAPE.exec(code);
     if (!match) return null;
-    const expected = this.sign(match[1]);
-    const given = Buffer.from(match[2], 'base64url');
+    // Compared as text: decoding would ignore the unused low bits of the last character, so a code
+    // differing only there would verify and reach the database.
+    const expected = Buffer.from(this.sign(match[1]).toString('base64url'));
+    const given = Buffer.from(match[2]);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     return InviteCodes.hash(code);
   }
