@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { parseOffsetDateTime, parseUsageWindow, type UsageWindowInput } from './usage-window';
+import { echoOffsetDateTime, parseOffsetDateTime, parseUsageWindow, type UsageWindowInput } from './usage-window';
 
 describe('parseOffsetDateTime', () => {
   it.each([
@@ -26,6 +26,20 @@ describe('parseOffsetDateTime', () => {
     ['1774652400000', 'datetime_parsing'],
   ])('%s → %s', (input, type) => {
     expect(parseOffsetDateTime(input)).toEqual({ ok: false, type });
+  });
+});
+
+describe('echoOffsetDateTime', () => {
+  it.each([
+    ['2026-03-28T00:00:00 01:00', '2026-03-28T00:00:00+01:00'],
+    ['2026-03-28T00:00 0530', '2026-03-28T00:00+0530'],
+    ['2026-03-28T00:00:00.5 01', '2026-03-28T00:00:00.5+01'],
+    ['2026-03-28T00:00:00+01:00', '2026-03-28T00:00:00+01:00'],
+    ['2026-03-28t00:00:00,25-03:00', '2026-03-28t00:00:00,25-03:00'],
+    ['2026-03-28T00:00:00z', '2026-03-28T00:00:00z'],
+    ['2026-03-28 00:00:00 01:00', '2026-03-28 00:00:00 01:00'],
+  ])('%s → %s', (input, echo) => {
+    expect(echoOffsetDateTime(input)).toBe(echo);
   });
 });
 
@@ -71,6 +85,8 @@ describe('parseUsageWindow', () => {
       [['ends_before', 'greater_than']],
     ],
     ['bad granularity', { ...valid, granularity: 'month' }, [['granularity', 'enum']]],
+    ['empty granularity', { ...valid, granularity: '' }, [['granularity', 'enum']]],
+    ['empty timezone', { ...valid, timezone: '' }, [['timezone', 'zoneinfo_str']]],
     ['offset timezone', { ...valid, timezone: '+05:30' }, [['timezone', 'zoneinfo_str']]],
     ['UTC+5 timezone', { ...valid, timezone: 'UTC+5' }, [['timezone', 'zoneinfo_str']]],
     ['unknown timezone', { ...valid, timezone: 'Europe/Atlantis' }, [['timezone', 'zoneinfo_str']]],

@@ -46,6 +46,16 @@ export function parseOffsetDateTime(value: string): ParsedDateTime {
   return parsed.isValid ? { ok: true, value: parsed } : { ok: false, type: 'datetime_parsing' };
 }
 
+/**
+ * A valid date-time as sent, to echo back: the space an unencoded `+` of the offset became is a
+ * `+` again; anything else is returned unchanged, byte for byte.
+ */
+export function echoOffsetDateTime(value: string): string {
+  const match = ISO_DATETIME.exec(value);
+  const offset = match?.[2];
+  return match && offset?.startsWith(' ') ? `${match[1]}+${offset.slice(1)}` : value;
+}
+
 /** Validates every field of an overview window and lists every problem, each under its query parameter name. */
 export function parseUsageWindow(input: UsageWindowInput): Result<UsageWindow, FieldIssue[]> {
   const issues: FieldIssue[] = [];
@@ -105,8 +115,9 @@ function dateTimeField(field: string, value: unknown, issues: FieldIssue[]): Dat
   return undefined;
 }
 
+// Only an absent parameter takes the default: an empty one was sent, and is invalid.
 function granularityField(value: unknown, issues: FieldIssue[]): Granularity | undefined {
-  if (value === undefined || value === null || value === '') return DEFAULT_GRANULARITY;
+  if (value === undefined) return DEFAULT_GRANULARITY;
   if (typeof value === 'string' && (GRANULARITIES as readonly string[]).includes(value)) return value as Granularity;
   issues.push({
     loc: ['granularity'],
@@ -119,7 +130,7 @@ function granularityField(value: unknown, issues: FieldIssue[]): Granularity | u
 }
 
 function timezoneField(value: unknown, issues: FieldIssue[]): string | undefined {
-  if (value === undefined || value === null || value === '') return DEFAULT_TIMEZONE;
+  if (value === undefined) return DEFAULT_TIMEZONE;
   if (typeof value === 'string' && isIanaZoneName(value)) return value;
   issues.push({
     loc: ['timezone'],

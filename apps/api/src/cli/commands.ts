@@ -16,11 +16,22 @@ function required(values: Record<string, string | boolean | undefined>, name: st
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
+/** `--cents -500` as documented: parseArgs would call a value starting with a dash ambiguous. */
+function withNegativeNumbersJoined(args: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (/^--[a-z-]+$/.test(args[i]) && /^-\d+$/.test(args[i + 1] ?? '')) joined.push(`${args[i]}=${args[++i]}`);
+    else joined.push(args[i]);
+  }
+  return joined;
+}
+
 export const COMMANDS: Record<string, { usage: string; run: Command }> = {
   'credit:grant': {
     usage: 'credit:grant --org <organization_id> --cents <n> [--note <text>]',
     run: async (app, args) => {
-      const { values } = parseArgs({ args, options: { org: { type: 'string' }, cents: { type: 'string' }, note: { type: 'string' } } });
+      const options = { org: { type: 'string' }, cents: { type: 'string' }, note: { type: 'string' } } as const;
+      const { values } = parseArgs({ args: withNegativeNumbersJoined(args), options });
       const organizationId = required(values, 'org');
       const centsText = required(values, 'cents');
       if (!/^-?\d+$/.test(centsText) || Number(centsText) === 0 || !Number.isSafeInteger(Number(centsText))) {

@@ -1,3 +1,4 @@
+import { PAGE_QUERY_REJECTIONS } from '../support/page-query-rejections';
 import { createOrganization, createTeammate } from '../support/factories';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -181,91 +182,28 @@ describe('API keys', () => {
       ).toBe(201);
     });
 
-    it.each([
-      [
-        'limit=0',
-        [
-          {
-            loc: ['query', 'limit'],
-            msg: 'Input should be greater than or equal to 1',
-            type: 'greater_than_equal',
-            input: '0',
-            ctx: { ge: 1 },
-          },
-        ],
-      ],
-      [
-        'limit=201',
-        [
-          {
-            loc: ['query', 'limit'],
-            msg: 'Input should be less than or equal to 200',
-            type: 'less_than_equal',
-            input: '201',
-            ctx: { le: 200 },
-          },
-        ],
-      ],
-      [
-        'limit=abc',
-        [
-          {
-            loc: ['query', 'limit'],
-            msg: 'Input should be a valid integer, unable to parse string as an integer',
-            type: 'int_parsing',
-            input: 'abc',
-            ctx: {},
-          },
-        ],
-      ],
-      [
-        'limit=1.5',
-        [
-          {
-            loc: ['query', 'limit'],
-            msg: 'Input should be a valid integer, unable to parse string as an integer',
-            type: 'int_parsing',
-            input: '1.5',
-            ctx: {},
-          },
-        ],
-      ],
-      [
-        'offset=-1',
-        [
-          {
-            loc: ['query', 'offset'],
-            msg: 'Input should be greater than or equal to 0',
-            type: 'greater_than_equal',
-            input: '-1',
-            ctx: { ge: 0 },
-          },
-        ],
-      ],
-      [
-        'limit=0&offset=-5',
-        [
-          {
-            loc: ['query', 'limit'],
-            msg: 'Input should be greater than or equal to 1',
-            type: 'greater_than_equal',
-            input: '0',
-            ctx: { ge: 1 },
-          },
-          {
-            loc: ['query', 'offset'],
-            msg: 'Input should be greater than or equal to 0',
-            type: 'greater_than_equal',
-            input: '-5',
-            ctx: { ge: 0 },
-          },
-        ],
-      ],
-    ])('rejects ?%s with every violated field listed', async (query, detail) => {
+    it.each(PAGE_QUERY_REJECTIONS)('rejects ?%s with every violated field listed', async (query, detail) => {
       const org = await createOrganization(t);
       const res = await t.http().get(`/v1/api-keys?${query}`).set(org.auth);
       expect(res.status).toBe(422);
       expect(res.body).toEqual({ detail });
+    });
+
+    it('answers an empty page for any offset past the end up to 2^53 - 1, and 422 beyond it', async () => {
+      const org = await createOrganization(t);
+      for (const offset of ['2147483647', '2147483648', '4294967296', '9007199254740991']) {
+        for (const limit of ['1', '200']) {
+          const res = await t.http().get(`/v1/api-keys?limit=${limit}&offset=${offset}`).set(org.auth);
+          expect({ offset, limit, status: res.status }).toEqual({ offset, limit, status: 200 });
+          expect(res.body).toEqual({ items: [], limit: Number(limit), offset: Number(offset), next_offset: null });
+        }
+      }
+      expect((await t.http().get('/v1/api-keys?offset=0').set(org.auth)).body.items.length).toBeGreaterThan(0);
+      for (const offset of ['9007199254740992', '100000000000000000000']) {
+        const res = await t.http().get(`/v1/api-keys?offset=${offset}`).set(org.auth);
+        expect(res.status).toBe(422);
+        expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'offset'], input: offset })]);
+      }
     });
 
     it('accepts the bounds 1 and 200', async () => {

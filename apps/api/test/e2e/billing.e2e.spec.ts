@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { Ledger } from '../../src/modules/billing/ledger';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
@@ -250,7 +251,8 @@ describe('billing', () => {
 
     it('accepts the ends of the top-up range and answers 400 outside it, sending nothing to Stripe', async () => {
       const org = await createOrganization(h.t);
-      for (const amount of [499, 100_001, 0, -500]) {
+      // An integer beyond 2^53 is still an integer, only out of range.
+      for (const amount of [499, 100_001, 0, -500, 1e20, -1e20, 2 ** 53 + 2]) {
         const before = sessionPosts();
         const res = await checkout(org, { amount_cents: amount });
         expect(res.status).toBe(400);
@@ -262,6 +264,18 @@ describe('billing', () => {
         expect(res.status).toBe(201);
         expect(stripe.sessions.get(res.body.checkout_id as string)?.amount_total).toBe(amount);
       }
+      expect(await balance(org)).toBe(10_000);
+    });
+
+    it('answers 400 for a JSON integer too large for a double to hold exactly, as for any out-of-range amount', async () => {
+      const org = await createOrganization(h.t);
+      const before = sessionPosts();
+      for (const raw of ['{"amount_cents": 100000000000000000000}', '{"amount_cents": 9007199254740993}', '{"amount_cents": -1e25}']) {
+        const res = await h.t.http().post('/v1/billing/checkout').set(org.auth).set('Content-Type', 'application/json').send(raw);
+        expect({ raw, status: res.status }).toEqual({ raw, status: 400 });
+        expect(res.body).toEqual({ detail: expect.stringContaining('100000') });
+      }
+      expect(sessionPosts()).toBe(before);
       expect(await balance(org)).toBe(10_000);
     });
 
@@ -341,6 +355,40 @@ describe('billing', () => {
         expect(stripe.calls.length).toBe(before);
         const creditRes = await t.http().get('/v1/billing/credit').set(org.auth);
         expect(creditRes.body.credit_cents).toBe(10_000);
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('checks a checkout without STRIPE_SECRET_KEY in order: 422 for an invalid body, 400 out of range, then 503', async () => {
+      const t = await startTestApp({ STRIPE_SECRET_KEY: '', STRIPE_API_URL: stripe.url });
+      try {
+        const org = await createOrganization(t);
+        const before = stripe.calls.length;
+        const post = (body: Record<string, unknown>) => t.http().post('/v1/billing/checkout').set(org.auth).send(body);
+
+        const invalid = await post({ amount_cents: 1000.5, success_url: 'not a url' });
+        expect(invalid.status).toBe(422);
+        expect(invalid.body.detail.map((d: { loc: string[]; type: string }) => [d.loc.join('.'), d.type])).toEqual([
+          ['body.amount_cents', 'int_from_float'],
+          ['body.success_url', 'url_parsing'],
+        ]);
+        expect((await post({})).status).toBe(422);
+        expect((await post({ amount_cents: '1000' })).status).toBe(422);
+
+        for (const amount of [499, 100_001, 0, -500, 1e20]) {
+          const res = await post({ amount_cents: amount });
+          expect({ amount, status: res.status }).toEqual({ amount, status: 400 });
+          expect(res.body).toEqual({ detail: expect.stringContaining('500') });
+        }
+
+        for (const amount of [500, 100_000]) {
+          const res = await post({ amount_cents: amount });
+          expect({ amount, status: res.status }).toEqual({ amount, status: 503 });
+          expect(res.body).toEqual({ detail: expect.stringMatching(/not configured|STRIPE_SECRET_KEY/i) });
+        }
+        expect(stripe.calls.length).toBe(before);
+        expect((await t.http().get('/v1/billing/credit').set(org.auth)).body.credit_cents).toBe(10_000);
       } finally {
         await t.close();
       }
@@ -584,6 +632,95 @@ describe('billing', () => {
       expect(await balance(poor)).toBe(-4);
       expect((await allLines(poor, 2)).reduce((sum, l) => sum + l.delta_cents, 0)).toBe(-4);
       expect((await h.t.http().post('/v1/rooms').set(poor.auth).send({})).status).toBe(402);
+    });
+
+    it('answers an empty page for any offset past the end up to 2^53 - 1 (history and rooms), and 422 beyond it', async () => {
+      const org = await createOrganization(h.t, { creditCents: 0 });
+      const t0 = nowSeconds() - 3600;
+      await grantAt(org, 1000, new Date(t0 * 1000));
+      await roomWithCall(org, t0, [{ identity: 'ann', sid: 'PA_offset', join: 0, leave: 60 }]);
+      const offsets = ['2147483647', '2147483648', '4294967296', '9007199254740991'];
+      for (const offset of offsets) {
+        for (const expand of ['none', 'room', 'participants']) {
+          for (const limit of ['1', '200']) {
+            const res = await h.t.http().get(`/v1/billing/history?offset=${offset}&limit=${limit}&expand=${expand}`).set(org.auth);
+            expect({ offset, expand, limit, status: res.status }).toEqual({ offset, expand, limit, status: 200 });
+            expect(res.body).toEqual({ items: [], limit: Number(limit), offset: Number(offset), next_offset: null });
+          }
+        }
+        const rooms = await h.t.http().get(`/v1/rooms?offset=${offset}&limit=200`).set(org.auth);
+        expect({ offset, status: rooms.status }).toEqual({ offset, status: 200 });
+        expect(rooms.body).toEqual({ items: [], limit: 200, offset: Number(offset), next_offset: null });
+      }
+      // The lines are still there below the end.
+      expect((await history(org, { offset: 1, limit: 200 })).body.items).toHaveLength(1);
+
+      for (const path of ['/v1/billing/history', '/v1/rooms']) {
+        for (const offset of ['9007199254740992', '100000000000000000000']) {
+          const res = await h.t.http().get(`${path}?offset=${offset}`).set(org.auth);
+          expect({ path, offset, status: res.status }).toEqual({ path, offset, status: 422 });
+          expect(res.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'offset'], input: offset })]);
+        }
+      }
+    });
+
+    it('computes a page from one snapshot: a charge committed between its reads never shows half', async () => {
+      const org = await createOrganization(h.t);
+      const t0 = nowSeconds() - 600;
+      const room = await createRoom(h, org);
+      await call(room.livekitName, t0, [
+        { identity: 'ann', sid: 'PA_snap_a', join: 0, leave: 60 }, // 1 min = 3
+        { identity: 'bob', sid: 'PA_snap_b', join: 0 }, // still connected
+      ]);
+      const [open] = (await h.t.db.query(`SELECT id FROM connections WHERE room_id = $1 AND left_at IS NULL`, [room.id])) as {
+        id: number;
+      }[];
+      // Bob leaves (as the meter records it) while the page is being read: after its lines, before its rooms.
+      const bobLeaves = () =>
+        h.t.db.transaction(async (tx) => {
+          await tx.query(
+            `UPDATE connections SET left_at = joined_at + interval '2 minutes', connection_minutes = 2, charged_cents = 6 WHERE id = $1`,
+            [open.id],
+          );
+          await tx.query(
+            `UPDATE rooms SET total_connection_minutes = total_connection_minutes + 2, total_charged_cents = total_charged_cents + 6 WHERE id = $1`,
+            [room.id],
+          );
+        });
+      type Query = (this: Client, ...args: unknown[]) => unknown;
+      const original = Client.prototype.query as unknown as Query;
+      let interleaved = false;
+      const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+        if (interleaved || (args[0] as { name?: string } | undefined)?.name !== 'history_rooms') return original.apply(this, args) as never;
+        interleaved = true;
+        const callback = args.find((arg) => typeof arg === 'function') as ((error: Error) => void) | undefined;
+        const pending = bobLeaves().then(() => original.apply(this, args));
+        if (!callback) return pending as never;
+        pending.catch(callback);
+        return undefined as never;
+      });
+      let page: HistoryPage;
+      try {
+        page = (await history(org)).body as HistoryPage;
+      } finally {
+        spy.mockRestore();
+      }
+      expect(interleaved).toBe(true);
+      const shown = page.items.find((l) => l.kind === 'room_usage') as HistoryLine;
+      const usage = shown.room as RoomUsage;
+      expect(shown.delta_cents).toBe(-usage.total_charged_cents);
+      expect((usage.participants ?? []).reduce((sum, p) => sum + (p.charged_cents ?? 0), 0)).toBe(usage.total_charged_cents);
+      expect(usage.total_charged_cents).toBe(3);
+
+      // The next request shows Bob's leave: the first page was not cached under the newer version.
+      const next = (await history(org)).body as HistoryPage;
+      const line = next.items.find((l) => l.kind === 'room_usage') as HistoryLine;
+      expect(line.delta_cents).toBe(-9);
+      expect(line.room?.total_charged_cents).toBe(9);
+      expect((line.room?.participants ?? []).map((p) => [p.participant_identity, p.charged_cents])).toEqual([
+        ['ann', 3],
+        ['bob', 6],
+      ]);
     });
 
     it("never shows another organization's lines", async () => {

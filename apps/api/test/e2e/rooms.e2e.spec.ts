@@ -1,3 +1,4 @@
+import { PAGE_QUERY_REJECTIONS } from '../support/page-query-rejections';
 import { createOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
 
@@ -178,75 +179,7 @@ describe('rooms', () => {
     expect(all.body).toMatchObject({ limit: 200, offset: 0, next_offset: null });
   });
 
-  it.each([
-    [
-      'limit=0',
-      [
-        {
-          loc: ['query', 'limit'],
-          msg: 'Input should be greater than or equal to 1',
-          type: 'greater_than_equal',
-          input: '0',
-          ctx: { ge: 1 },
-        },
-      ],
-    ],
-    [
-      'limit=201',
-      [
-        {
-          loc: ['query', 'limit'],
-          msg: 'Input should be less than or equal to 200',
-          type: 'less_than_equal',
-          input: '201',
-          ctx: { le: 200 },
-        },
-      ],
-    ],
-    [
-      'limit=abc',
-      [
-        {
-          loc: ['query', 'limit'],
-          msg: 'Input should be a valid integer, unable to parse string as an integer',
-          type: 'int_parsing',
-          input: 'abc',
-          ctx: {},
-        },
-      ],
-    ],
-    [
-      'offset=-1',
-      [
-        {
-          loc: ['query', 'offset'],
-          msg: 'Input should be greater than or equal to 0',
-          type: 'greater_than_equal',
-          input: '-1',
-          ctx: { ge: 0 },
-        },
-      ],
-    ],
-    [
-      'limit=0&offset=-5',
-      [
-        {
-          loc: ['query', 'limit'],
-          msg: 'Input should be greater than or equal to 1',
-          type: 'greater_than_equal',
-          input: '0',
-          ctx: { ge: 1 },
-        },
-        {
-          loc: ['query', 'offset'],
-          msg: 'Input should be greater than or equal to 0',
-          type: 'greater_than_equal',
-          input: '-5',
-          ctx: { ge: 0 },
-        },
-      ],
-    ],
-  ])('rejects the room list query ?%s with every violated field listed', async (query, detail) => {
+  it.each(PAGE_QUERY_REJECTIONS)('rejects the room list query ?%s with every violated field listed', async (query, detail) => {
     const org = await createOrganization(h.t);
     const res = await h.t.http().get(`/v1/rooms?${query}`).set(org.auth);
     expect(res.status).toBe(422);

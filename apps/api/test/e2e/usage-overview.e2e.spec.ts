@@ -214,6 +214,54 @@ describe('GET /v1/usage/overview', () => {
     for (const d of res.body.detail) expect(Object.keys(d).sort()).toEqual(['ctx', 'input', 'loc', 'msg', 'type']);
   });
 
+  it('answers an empty granularity or timezone with 422 like any invalid value; only an absent one takes the default', async () => {
+    const org = await createOrganization(h.t);
+    const window = 'starts_after=2026-01-01T00:00:00Z&ends_before=2026-01-02T00:00:00Z';
+    const get = (query: string) => h.t.http().get(`/v1/usage/overview?${query}`).set(org.auth);
+    const granularity = {
+      loc: ['query', 'granularity'],
+      msg: "Input should be 'hour', 'day' or 'week'.",
+      type: 'enum',
+      input: '',
+      ctx: { expected: "'hour', 'day' or 'week'" },
+    };
+    const timezone = expect.objectContaining({ loc: ['query', 'timezone'], type: 'zoneinfo_str', input: '', ctx: {} });
+
+    const emptyGranularity = await get(`${window}&granularity=`);
+    expect(emptyGranularity.status).toBe(422);
+    expect(emptyGranularity.body).toEqual({ detail: [granularity] });
+    const emptyTimezone = await get(`${window}&timezone=`);
+    expect(emptyTimezone.status).toBe(422);
+    expect(emptyTimezone.body).toEqual({ detail: [timezone] });
+    const both = await get(`${window}&granularity=&timezone=`);
+    expect(both.status).toBe(422);
+    expect(both.body).toEqual({ detail: [granularity, timezone] });
+
+    const absent = await get(window);
+    expect(absent.status).toBe(200);
+    expect(absent.body).toMatchObject({ granularity: 'day', timezone: 'UTC' });
+  });
+
+  it('echoes a window whose unencoded + arrived as a space with its + restored, and an encoded one byte for byte', async () => {
+    const org = await createOrganization(h.t);
+    const get = (query: string) => h.t.http().get(`/v1/usage/overview?${query}`).set(org.auth);
+
+    const unencoded = await get('starts_after=2026-03-28T00:00:00+01:00&ends_before=2026-03-29T12:30+0530&timezone=Europe/Berlin');
+    expect(unencoded.status).toBe(200);
+    expect(unencoded.body).toMatchObject({ starts_after: '2026-03-28T00:00:00+01:00', ends_before: '2026-03-29T12:30+0530' });
+    for (const echoed of [unencoded.body.starts_after, unencoded.body.ends_before] as string[]) {
+      expect(Number.isNaN(new Date(echoed).getTime())).toBe(false);
+    }
+    expect(unencoded.body.buckets[0].bucket).toBe('2026-03-28T00:00:00.000+01:00');
+
+    const exact = ['2026-03-28T00:00:00.5%2B01', '2026-03-29t00:00:00,250-03:00'];
+    const encoded = await get(`starts_after=${exact[0]}&ends_before=${exact[1]}`);
+    expect(encoded.status).toBe(200);
+    expect(encoded.body).toMatchObject({ starts_after: '2026-03-28T00:00:00.5+01', ends_before: '2026-03-29t00:00:00,250-03:00' });
+    const zulu = await get('starts_after=2026-03-28T00:00:00z&ends_before=2026-03-29T00:00:00.000Z');
+    expect(zulu.body).toMatchObject({ starts_after: '2026-03-28T00:00:00z', ends_before: '2026-03-29T00:00:00.000Z' });
+  });
+
   it('accepts exactly 90 calendar days across a DST change', async () => {
     const org = await createOrganization(h.t);
     const res = await overview(org, {

@@ -9,7 +9,8 @@ export class PageQueryDto {
   @IntRule({ min: 1, max: MAX_PAGE_LIMIT, optional: true, fromQuery: true })
   limit: number = DEFAULT_PAGE_LIMIT;
 
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IntRule({ min: 0, optional: true, fromQuery: true })
+  /** Past the end is an empty page; beyond the exact integers of a JS number (and SQL's bigint casts) is 422. */
+  @ApiPropertyOptional({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })
+  @IntRule({ min: 0, max: Number.MAX_SAFE_INTEGER, optional: true, fromQuery: true })
   offset: number = 0;
 }

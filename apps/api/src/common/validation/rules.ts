@@ -49,7 +49,8 @@ export function IntRule(options: IntRuleOptions): PropertyDecorator {
       {
         name: 'isWholeNumber',
         validator: {
-          validate: (value: unknown) => Number.isSafeInteger(value),
+          // Any whole number is an integer, however large: bounds (rank 2) then say whether it is in range.
+          validate: (value: unknown) => Number.isInteger(value),
           defaultMessage: () => 'not an integer',
         },
       },

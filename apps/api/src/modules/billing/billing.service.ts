@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import { toPage, type Page } from '../../common/pagination/page';
@@ -29,6 +31,14 @@ const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-
 /** Stands in for a room's breakdown until the page is serialized; no field of a history line can contain `@@`. */
 const BREAKDOWN_MARKER = /"@@breakdown:([0-9a-f-]{36})@@"/g;
 const breakdownMarker = (roomId: string) => `@@breakdown:${roomId}@@` as unknown as ParticipantUsageView[];
+
+const HISTORY_VERSION = `SELECT coalesce((SELECT version FROM history_versions WHERE organization_id = $1), 0)::text AS version`;
+
+/** Runs a named (prepared once per connection) statement on the client of a page's snapshot. */
+async function snapshotQuery<T extends QueryResultRow>(client: PoolClient, name: string, text: string, values: unknown[]): Promise<T[]> {
+  const { rows } = await client.query<T>({ name, text, values });
+  return rows;
+}
 
 /** Appends `session_id={CHECKOUT_SESSION_ID}` (Stripe fills in the placeholder; it must stay unencoded). */
 export function withSessionId(url: string): string {
@@ -88,39 +98,64 @@ export class BillingService {
    * (kept by triggers on every row a page shows, migration HistoryVersions) holds.
    */
   async history(actor: Actor, query: HistoryQueryDto): Promise<string> {
-    // Read before the page: a page is never cached under a version older than its data.
-    const [{ version }] = await preparedQuery<{ version: string }>(
-      this.dataSource,
-      'history_version',
-      `SELECT coalesce((SELECT version FROM history_versions WHERE organization_id = $1), 0)::text AS version`,
-      [actor.organizationId],
-    );
+    // Read before the page, to serve a hit. A miss is computed in its own snapshot and cached under
+    // the version read again first in that snapshot: never newer, nor older, than the data it shows.
+    const [{ version }] = await preparedQuery<{ version: string }>(this.dataSource, 'history_version', HISTORY_VERSION, [
+      actor.organizationId,
+    ]);
     const key = [actor.organizationId, query.expand, query.limit, query.offset].map(String).join('\n');
     const cached = this.historyCache.get(key, version);
     if (cached !== null) return cached;
-    const body = await this.historyPage(actor, query);
-    this.historyCache.set(key, version, body);
-    return body;
+    const page = await this.inSnapshot((client) => this.historyPage(client, actor, query));
+    this.historyCache.set(key, page.version, page.body);
+    return page.body;
+  }
+
+  /**
+   * Runs the reads of one page in one REPEATABLE READ snapshot on one connection, so a room's total
+   * always equals its breakdown and a call's line its room, whatever commits meanwhile.
+   */
+  private async inSnapshot<T>(read: (client: PoolClient) => Promise<T>): Promise<T> {
+    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const result = await read(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      // ROLLBACK leaves the connection clean; if even that fails, it is closed rather than reused.
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
   }
 
   /**
    * Purchases and calls in one signed list, newest first; one line per call, never split across
    * pages. Participant breakdowns are spliced in as Postgres wrote them, never parsed and
-   * re-serialized (a page can carry thousands of connections).
+   * re-serialized (a page can carry thousands of connections). The version is read first, in the
+   * page's own snapshot: the page is cached under exactly the version of the data it shows.
    */
-  private async historyPage(actor: Actor, query: HistoryQueryDto): Promise<string> {
-    const rows: LineRow[] = await preparedQuery(
-      this.dataSource,
+  private async historyPage(client: PoolClient, actor: Actor, query: HistoryQueryDto): Promise<{ version: string; body: string }> {
+    const [{ version }] = await snapshotQuery<{ version: string }>(client, 'history_version', HISTORY_VERSION, [actor.organizationId]);
+    // bigint: offset may be any safe integer, and limit + offset must not overflow int4.
+    const rows: LineRow[] = await snapshotQuery(
+      client,
       'history_page',
       `SELECT kind, occurred_at, delta_cents, currency, provider_reference, room_id FROM (
          (SELECT e.kind, e.occurred_at, e.delta_cents, e.currency, e.provider_reference, NULL::uuid AS room_id, lpad(e.id::text, 20, '0') AS line_key
             FROM ledger_entries e WHERE e.organization_id = $1 AND e.kind <> 'charge'
-           ORDER BY e.occurred_at DESC, lpad(e.id::text, 20, '0') DESC LIMIT $2::int + $3::int)
+           ORDER BY e.occurred_at DESC, lpad(e.id::text, 20, '0') DESC LIMIT $2::bigint + $3::bigint)
          UNION ALL
          (SELECT 'room_usage', r.started_at, -r.total_charged_cents, $4, NULL, r.id, r.id::text
             FROM rooms r WHERE r.organization_id = $1 AND r.total_charged_cents > 0
-           ORDER BY r.started_at DESC, r.id::text DESC LIMIT $2::int + $3::int)
-       ) lines ORDER BY occurred_at DESC, line_key DESC LIMIT $2 OFFSET $3`,
+           ORDER BY r.started_at DESC, r.id::text DESC LIMIT $2::bigint + $3::bigint)
+       ) lines ORDER BY occurred_at DESC, line_key DESC LIMIT $2::bigint OFFSET $3::bigint`,
       [actor.organizationId, query.limit + 1, query.offset, this.config.credit.currency],
     );
     const page = toPage(rows, query);
@@ -128,12 +163,12 @@ export class BillingService {
     const rooms =
       query.expand === 'none'
         ? new Map<string, RoomUsageView>()
-        : await this.roomUsage(actor, page.items, query.expand === 'participants', breakdowns);
+        : await this.roomUsage(client, actor, page.items, query.expand === 'participants', breakdowns);
     const json = JSON.stringify({
       ...page,
       items: page.items.map((row) => this.line(row, rooms, query.expand !== 'none')),
     } satisfies Page<HistoryLineView>);
-    return json.replace(BREAKDOWN_MARKER, (_marker, roomId: string) => breakdowns.get(roomId) ?? '[]');
+    return { version, body: json.replace(BREAKDOWN_MARKER, (_marker, roomId: string) => breakdowns.get(roomId) ?? '[]') };
   }
 
   private line(row: LineRow, rooms: Map<string, RoomUsageView>, expand: boolean): HistoryLineView {
@@ -143,6 +178,7 @@ export class BillingService {
   }
 
   private async roomUsage(
+    client: PoolClient,
     actor: Actor,
     lines: LineRow[],
     withParticipants: boolean,
@@ -150,8 +186,8 @@ export class BillingService {
   ): Promise<Map<string, RoomUsageView>> {
     const ids = lines.flatMap((line) => (line.room_id ? [line.room_id] : []));
     if (ids.length === 0) return new Map();
-    const rooms: RoomRow[] = await preparedQuery(
-      this.dataSource,
+    const rooms: RoomRow[] = await snapshotQuery(
+      client,
       'history_rooms',
       `SELECT r.id, r.name, r.streaming_mode, r.started_at, r.ended_at, r.total_connection_minutes, r.total_charged_cents
          FROM rooms r WHERE r.id = ANY($1) AND r.organization_id = $2`,
@@ -163,8 +199,8 @@ export class BillingService {
     if (withParticipants) {
       // A page can carry thousands of connections: Postgres writes their JSON, which is far cheaper
       // than turning each row into JS objects and dates first.
-      const rows: { room_id: string; participants: string }[] = await preparedQuery(
-        this.dataSource,
+      const rows: { room_id: string; participants: string }[] = await snapshotQuery(
+        client,
         'history_breakdowns',
         `SELECT c.room_id, json_agg(json_build_object(
                   'id', c.id, 'participant_identity', c.identity, 'participant_kind', c.kind, 'languages', c.languages,

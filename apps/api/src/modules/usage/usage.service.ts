@@ -1,4 +1,12 @@
-import { avgRoomMinutes, bucketBoundaries, formatBoundary, parseUsageWindow, summarize, type UsageWindow } from '@app/domain';
+import {
+  avgRoomMinutes,
+  bucketBoundaries,
+  echoOffsetDateTime,
+  formatBoundary,
+  parseUsageWindow,
+  summarize,
+  type UsageWindow,
+} from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
@@ -64,8 +72,9 @@ export class UsageService {
     }
     const summary = summarize(totals);
     return {
-      starts_after: String(query.starts_after),
-      ends_before: String(query.ends_before),
+      // As sent, but a valid date-time even when an unencoded `+` arrived as a space.
+      starts_after: echoOffsetDateTime(String(query.starts_after)),
+      ends_before: echoOffsetDateTime(String(query.ends_before)),
       granularity: window.granularity,
       timezone: window.timezone,
       summary: { total_minutes: summary.totalMinutes, total_rooms: summary.totalRooms, total_participants: summary.totalParticipants },
