@@ -18,7 +18,8 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
     bodyParser: false, // registered below, once, with our limits
   });
   app.use(requestLogging(logger));
-  app.useBodyParser('json', { limit: '1mb' });
+  // Not strict: any JSON value is parsed, so a body that is valid JSON but not an object gets model_attributes_type.
+  app.useBodyParser('json', { limit: '1mb', strict: false });
   // LiveKit posts its webhooks as application/webhook+json; keep them as text for the signature check.
   app.useBodyParser('text', { type: 'application/webhook+json', limit: '1mb' });
   app.disable('x-powered-by');

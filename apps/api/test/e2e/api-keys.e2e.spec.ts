@@ -63,6 +63,26 @@ describe('API keys', () => {
     expect(list.body.items.find((k: { id: string }) => k.id === created.body.id).last_used_at).toBeNull();
   });
 
+  it('writes last_used_at at most once a minute', async () => {
+    const org = await createOrganization(t);
+    const created = await t.http().post('/v1/api-keys').set(org.auth).send({ name: 'used' });
+    const auth = { Authorization: `Bearer ${created.body.key}` };
+    const lastUsed = async () =>
+      (await t.http().get('/v1/api-keys').set(org.auth)).body.items.find((k: { id: string }) => k.id === created.body.id).last_used_at as
+        string | null;
+    await t.http().get('/v1/users/me').set(auth).expect(200);
+    const first = await lastUsed();
+    expect(first).not.toBeNull();
+    await t.http().get('/v1/users/me').set(auth).expect(200);
+    expect(await lastUsed()).toBe(first);
+    // A minute later (moved back in time rather than waited for), the next use is written.
+    await t.db.query(`UPDATE api_keys SET last_used_at = last_used_at - interval '61 seconds' WHERE id = $1`, [created.body.id]);
+    const aged = await lastUsed();
+    await t.http().get('/v1/users/me').set(auth).expect(200);
+    const second = await lastUsed();
+    expect(new Date(second!).getTime()).toBeGreaterThan(new Date(aged!).getTime() + 60_000);
+  });
+
   it("lists teammates' keys and never another organization's", async () => {
     const org = await createOrganization(t);
     const mate = await createTeammate(t, org);
@@ -155,6 +175,27 @@ describe('API keys', () => {
         },
       ],
       [{ name: 42 }, { loc: ['body', 'name'], msg: 'Input should be a valid string', type: 'string_type', input: 42, ctx: {} }],
+      [{ name: null }, { loc: ['body', 'name'], msg: 'Input should be a valid string', type: 'string_type', input: null, ctx: {} }],
+      [
+        { name: 'a\u0000b' },
+        {
+          loc: ['body', 'name'],
+          msg: "String should not contain the NUL character ('\\u0000')",
+          type: 'string_pattern_mismatch',
+          input: 'a\u0000b',
+          ctx: { pattern: '[^\\x00]*' },
+        },
+      ],
+      [
+        { name: `${'a'.repeat(120)}\ufe0f` },
+        {
+          loc: ['body', 'name'],
+          msg: 'String should have at most 120 characters',
+          type: 'string_too_long',
+          input: `${'a'.repeat(120)}\ufe0f`,
+          ctx: { max_length: 120 },
+        },
+      ],
     ])('rejects the body %j with the exact 422 body and creates nothing', async (body, issue) => {
       const org = await createOrganization(t);
       const res = await t.http().post('/v1/api-keys').set(org.auth).send(body);
@@ -166,6 +207,31 @@ describe('API keys', () => {
         count: number;
       }[];
       expect(count).toBe(1);
+    });
+
+    it.each([42, true, 'x', [1]])('rejects the JSON body %j, valid JSON but not an object, with model_attributes_type', async (body) => {
+      const org = await createOrganization(t);
+      const res = await t.http().post('/v1/api-keys').set(org.auth).set('Content-Type', 'application/json').send(JSON.stringify(body));
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({
+        detail: [
+          {
+            loc: ['body'],
+            msg: 'Input should be a valid dictionary or object to extract fields from',
+            type: 'model_attributes_type',
+            input: body,
+            ctx: {},
+          },
+        ],
+      });
+    });
+
+    it('counts characters as code points: 60 letters each with a variation selector are 120 characters', async () => {
+      const org = await createOrganization(t);
+      const name = 'a\ufe0f'.repeat(60);
+      const res = await t.http().post('/v1/api-keys').set(org.auth).send({ name });
+      expect(res.status).toBe(201);
+      expect(res.body.name).toBe(name);
     });
 
     it('accepts names of exactly 1 and 120 characters', async () => {

@@ -37,6 +37,15 @@ describe('error model', () => {
     expect(keys.body.items).toHaveLength(1);
   });
 
+  it('answers a body that is not JSON before checking credentials, and a bad JSON body after them', async () => {
+    const notJson = await t.http().post('/v1/api-keys').set('Content-Type', 'application/json').send('{"name": ');
+    expect(notJson.status).toBe(422);
+    expect(notJson.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'json_invalid' })]);
+    const badBody = await t.http().post('/v1/api-keys').send({ name: '' });
+    expect(badBody.status).toBe(401);
+    expect(badBody.headers['www-authenticate']).toMatch(/^Bearer/);
+  });
+
   it('answers a JSON array body with model_attributes_type', async () => {
     const res = await t
       .http()

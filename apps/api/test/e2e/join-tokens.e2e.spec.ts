@@ -45,6 +45,19 @@ describe('join tokens', () => {
     },
   );
 
+  it('answers a room name with a NUL character 422, not a server error', async () => {
+    const org = await createOrganization(h.t);
+    const res = await h.t
+      .http()
+      .post('/v1/rooms/a%00b/token')
+      .set(org.auth)
+      .send({ languages: ['en'] });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      expect.objectContaining({ loc: ['path', 'room_name'], type: 'string_pattern_mismatch', input: 'a\u0000b' }),
+    ]);
+  });
+
   it('takes an empty display name as none', async () => {
     const org = await createOrganization(h.t);
     const room = await createRoom(h, org);
@@ -220,6 +233,8 @@ describe('join tokens', () => {
     [{ languages: ['en', 'de', 'fr'] }, [['body.languages', 'too_long']]],
     [{ languages: ['en', 'xx'] }, [['body.languages.1', 'unsupported_language']]],
     [{ languages: ['en', 'en'] }, [['body.languages.1', 'duplicate_language']]],
+    [{ languages: ['en'], identity: 'a\u0000b' }, [['body.identity', 'string_pattern_mismatch']]],
+    [{ languages: null }, [['body.languages', 'list_type']]],
     [
       { languages: ['zz'], identity: 'x'.repeat(129) },
       [

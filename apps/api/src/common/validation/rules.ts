@@ -1,10 +1,11 @@
 import { Transform } from 'class-transformer';
-import { IsDefined, IsIn, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, isURL, ValidateBy } from 'class-validator';
+import { IsDefined, IsIn, IsOptional, IsString, IsUUID, Matches, Max, Min, isURL, ValidateBy } from 'class-validator';
 
 /**
  * Field rules that report Pydantic-style issues. Each constraint carries its issue in the
  * class-validator `context`, so the pipe turns failures into the 422 body without parsing messages.
  * `rank` orders the constraints of one field: only the most fundamental failure is reported.
+ * Every rule needs a non-empty message: class-validator attaches contexts to truthy messages only.
  */
 export interface IssueContext {
   type: string;
@@ -16,6 +17,14 @@ export interface IssueContext {
 const issue = (context: IssueContext) => ({ context });
 
 const MISSING: IssueContext = { type: 'missing', msg: 'Field required', rank: 0 };
+
+/** A required field. (Sent as null, it is reported by its type rule instead: see the pipe's issueOf.) */
+export function Required(): PropertyDecorator {
+  return IsDefined(issue(MISSING));
+}
+
+/** Characters as PostgreSQL and Pydantic count them: code points (class-validator skips some variation selectors). */
+const codePoints = (value: unknown) => (typeof value === 'string' ? [...value].length : 0);
 
 /** Query strings arrive as text: parse whole numbers strictly and leave anything else as it was. */
 const toIntIfWhole = Transform(({ value }: { value: unknown }) =>
@@ -44,7 +53,7 @@ export function IntRule(options: IntRuleOptions): PropertyDecorator {
   return (target, key) => {
     if (options.fromQuery) toIntIfWhole(target, key);
     if (options.optional) IsOptional()(target, key);
-    else IsDefined(issue(MISSING))(target, key);
+    else Required()(target, key);
     ValidateBy(
       {
         name: 'isWholeNumber',
@@ -91,22 +100,35 @@ export interface StringRuleOptions {
 export function StringRule(options: StringRuleOptions): PropertyDecorator {
   return (target, key) => {
     if (options.optional) IsOptional()(target, key);
-    else IsDefined(issue(MISSING))(target, key);
+    else Required()(target, key);
     IsString(issue({ type: 'string_type', msg: 'Input should be a valid string', rank: 1 }))(target, key);
     if (options.minLength !== undefined) {
       const n = options.minLength;
-      MinLength(
-        n,
+      ValidateBy(
+        { name: 'minCodePoints', validator: { validate: (value: unknown) => codePoints(value) >= n, defaultMessage: () => 'too short' } },
         issue({ type: 'string_too_short', msg: `String should have at least ${plural(n, 'character')}`, ctx: { min_length: n }, rank: 2 }),
       )(target, key);
     }
     if (options.maxLength !== undefined) {
       const n = options.maxLength;
-      MaxLength(
-        n,
+      ValidateBy(
+        { name: 'maxCodePoints', validator: { validate: (value: unknown) => codePoints(value) <= n, defaultMessage: () => 'too long' } },
         issue({ type: 'string_too_long', msg: `String should have at most ${plural(n, 'character')}`, ctx: { max_length: n }, rank: 2 }),
       )(target, key);
     }
+    // PostgreSQL text cannot hold U+0000: refused here, not as a server error on insert.
+    ValidateBy(
+      {
+        name: 'noNul',
+        validator: { validate: (value: unknown) => typeof value !== 'string' || !value.includes('\u0000'), defaultMessage: () => 'NUL' },
+      },
+      issue({
+        type: 'string_pattern_mismatch',
+        msg: "String should not contain the NUL character ('\\u0000')",
+        ctx: { pattern: '[^\\x00]*' },
+        rank: 3,
+      }),
+    )(target, key);
     if (options.pattern) {
       const { regex, description } = options.pattern;
       Matches(
@@ -130,7 +152,7 @@ export function expectedList(values: readonly string[]): string {
 export function EnumRule(values: readonly string[], options: { optional?: boolean } = {}): PropertyDecorator {
   return (target, key) => {
     if (options.optional) IsOptional()(target, key);
-    else IsDefined(issue(MISSING))(target, key);
+    else Required()(target, key);
     const expected = expectedList(values);
     IsIn([...values], issue({ type: 'enum', msg: `Input should be ${expected}`, ctx: { expected }, rank: 1 }))(target, key);
   };
@@ -138,7 +160,7 @@ export function EnumRule(values: readonly string[], options: { optional?: boolea
 
 export function UuidRule(): PropertyDecorator {
   return (target, key) => {
-    IsDefined(issue(MISSING))(target, key);
+    Required()(target, key);
     IsUUID('all', issue({ type: 'uuid_parsing', msg: 'Input should be a valid UUID', rank: 1 }))(target, key);
   };
 }

@@ -27,7 +27,9 @@ function contextOf(error: ValidationError, constraint: string): IssueContext {
 
 /** The one most fundamental failure of a field: missing before wrong type before out of bounds. */
 function issueOf(error: ValidationError, location: string, raw: Record<string, unknown>): ValidationIssue {
-  const contexts = Object.keys(error.constraints ?? {}).map((name) => contextOf(error, name));
+  let contexts = Object.keys(error.constraints ?? {}).map((name) => contextOf(error, name));
+  // A field sent as null is there: as in Pydantic, its type is what is wrong, not its absence.
+  if (error.property in raw) contexts = contexts.filter((context) => context.type !== 'missing');
   contexts.sort((a, b) => a.rank - b.rank);
   const chosen = contexts[0];
   const missing = chosen.type === 'missing';

@@ -1,9 +1,8 @@
 import { validateRequestedLanguages } from '@app/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsDefined, IsString } from 'class-validator';
-import { StringRule } from '../../common/validation/rules';
+import { IsArray, IsString } from 'class-validator';
+import { Required, StringRule } from '../../common/validation/rules';
 
-const MISSING = { context: { type: 'missing', msg: 'Field required', rank: 0 } };
 const LIST = { context: { type: 'list_type', msg: 'Input should be a valid list', rank: 1 } };
 const STRINGS = { each: true, context: { type: 'string_type', msg: 'Input should be a valid string', rank: 2 } };
 
@@ -21,7 +20,7 @@ export class LanguagesBody {
     example: ['en', 'de'],
     description: '1 or 2 distinct codes from GET /v1/supported-languages',
   })
-  @IsDefined(MISSING)
+  @Required()
   @IsArray(LIST)
   @IsString(STRINGS)
   languages!: string[];
