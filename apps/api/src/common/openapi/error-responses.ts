@@ -28,10 +28,13 @@ const DESCRIPTIONS: Record<number, string> = {
   503: 'A provider is unavailable',
 };
 
-/** Documents error answers: 422 with the validation body, the rest with `{"detail"}`. */
+/** Documents error answers: 422 (endpoints that take parameters) with the validation body, the rest with `{"detail"}`. */
 export function ApiErrors(...statuses: number[]) {
   return applyDecorators(
-    ApiResponse({ status: 422, description: 'Validation error', type: ValidationErrorBody }),
-    ...statuses.map((status) => ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorBody })),
+    ...statuses.map((status) =>
+      status === 422
+        ? ApiResponse({ status, description: 'Validation error', type: ValidationErrorBody })
+        : ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorBody }),
+    ),
   );
 }

@@ -15,14 +15,14 @@ export class ApiKeysController {
 
   @Post()
   @ApiCreatedResponse({ type: CreatedApiKeyView, description: 'The key, with its secret shown this once' })
-  @ApiErrors(401)
+  @ApiErrors(422, 401)
   create(@CurrentActor() actor: Actor, @Body() body: CreateApiKeyDto) {
     return this.apiKeys.create(actor, body.name);
   }
 
   @Get()
   @ApiPageResponse(ApiKeyView, 'API keys of the organization, newest first')
-  @ApiErrors(401)
+  @ApiErrors(422, 401)
   list(@CurrentActor() actor: Actor, @Query() query: PageQueryDto) {
     return this.apiKeys.list(actor, query);
   }
@@ -30,7 +30,7 @@ export class ApiKeysController {
   @Delete(':key_id')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Revoked; the key stops authenticating at once' })
-  @ApiErrors(401, 404)
+  @ApiErrors(422, 401, 404)
   async revoke(@CurrentActor() actor: Actor, @Param() params: ApiKeyIdParams) {
     await this.apiKeys.revoke(actor, params.key_id);
   }

@@ -15,7 +15,7 @@ export class BillingController {
   @Get('history')
   @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiPageResponse(HistoryLineView, 'Purchases and calls, newest first; the amounts of all lines sum to the balance')
-  @ApiErrors(401)
+  @ApiErrors(422, 401)
   history(@CurrentActor() actor: Actor, @Query() query: HistoryQueryDto) {
     return this.billing.history(actor, query);
   }
@@ -29,7 +29,7 @@ export class BillingController {
 
   @Post('checkout')
   @ApiCreatedResponse({ type: CheckoutView, description: 'Redirect the browser to checkout_url; credit is added once payment settles' })
-  @ApiErrors(400, 401, 503)
+  @ApiErrors(422, 400, 401, 503)
   checkout(@CurrentActor() actor: Actor, @Body() body: CheckoutDto) {
     return this.billing.checkout(actor, body);
   }

@@ -16,7 +16,7 @@ export class InvitesController {
   @Post('rooms/:room_id/invites')
   @ApiBearerAuth()
   @ApiCreatedResponse({ type: MintedInviteView })
-  @ApiErrors(401, 404, 410)
+  @ApiErrors(422, 401, 404, 410)
   mint(@CurrentActor() actor: Actor, @Param() params: RoomIdParams, @Body() body: MintInviteDto) {
     return this.invites.mint(actor, params.room_id, body);
   }
@@ -25,7 +25,7 @@ export class InvitesController {
   @ApiBearerAuth()
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Every link of the room is removed; always 204' })
-  @ApiErrors(401)
+  @ApiErrors(422, 401)
   async revoke(@CurrentActor() actor: Actor, @Param() params: RoomIdParams) {
     await this.invites.revokeAll(actor, params.room_id);
   }
@@ -33,7 +33,7 @@ export class InvitesController {
   @Public()
   @Get('invites/:invite_code')
   @ApiOkResponse({ type: InvitePreviewView })
-  @ApiErrors(404, 410)
+  @ApiErrors(422, 404, 410)
   preview(@Param() params: InviteCodeParams) {
     return this.invites.preview(params.invite_code);
   }
@@ -41,7 +41,7 @@ export class InvitesController {
   @Public()
   @Post('invites/:invite_code/join')
   @ApiCreatedResponse({ type: JoinTokenView, description: 'A guest join token; one use of the link is spent' })
-  @ApiErrors(404, 409, 410)
+  @ApiErrors(422, 404, 409, 410)
   join(@Param() params: InviteCodeParams, @Body() body: InviteJoinDto) {
     return this.invites.join(params.invite_code, body);
   }

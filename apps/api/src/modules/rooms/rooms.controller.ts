@@ -20,21 +20,21 @@ export class RoomsController {
 
   @Post()
   @ApiCreatedResponse({ type: CreatedRoomView })
-  @ApiErrors(401, 402, 409, 503)
+  @ApiErrors(422, 401, 402, 409, 503)
   create(@CurrentActor() actor: Actor, @Body() body: CreateRoomDto) {
     return this.rooms.create(actor, body);
   }
 
   @Get()
   @ApiPageResponse(RoomView, 'Rooms of the organization, newest first')
-  @ApiErrors(401)
+  @ApiErrors(422, 401)
   list(@CurrentActor() actor: Actor, @Query() query: PageQueryDto) {
     return this.rooms.list(actor, query);
   }
 
   @Get(':room_id')
   @ApiOkResponse({ type: RoomDetailView })
-  @ApiErrors(401, 404)
+  @ApiErrors(422, 401, 404)
   detail(@CurrentActor() actor: Actor, @Param() params: RoomIdParams) {
     return this.rooms.detail(actor, params.room_id);
   }
@@ -42,14 +42,14 @@ export class RoomsController {
   @Delete(':room_id')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'The call has ended (also when it had already ended)' })
-  @ApiErrors(401, 404, 503)
+  @ApiErrors(422, 401, 404, 503)
   async end(@CurrentActor() actor: Actor, @Param() params: RoomIdParams) {
     await this.rooms.end(actor, params.room_id);
   }
 
   @Post(':room_name/token')
   @ApiCreatedResponse({ type: JoinTokenView })
-  @ApiErrors(401, 404, 409)
+  @ApiErrors(422, 401, 404, 409)
   token(@CurrentActor() actor: Actor, @Param() params: RoomNameParams, @Body() body: JoinTokenDto) {
     return this.tokens.issueForMember(actor, params.room_name, body);
   }

@@ -15,7 +15,7 @@ export class TranslationStatsController {
   @Get(':room_id/translation-stats')
   @ApiOperation({ summary: 'Translator presence and per-direction latency (end of speech → first translated audio) of a room' })
   @ApiOkResponse({ type: TranslationStatsView })
-  @ApiErrors(401, 404)
+  @ApiErrors(422, 401, 404)
   get(@CurrentActor() actor: Actor, @Param() params: RoomIdParams) {
     return this.stats.forRoom(actor, params.room_id);
   }

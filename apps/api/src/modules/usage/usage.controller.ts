@@ -13,7 +13,7 @@ export class UsageController {
 
   @Get('overview')
   @ApiOkResponse({ type: UsageOverviewView, description: 'Every bucket of the window, oldest first; summary is the sum of the buckets' })
-  @ApiErrors(401)
+  @ApiErrors(422, 401)
   @Header('Content-Type', 'application/json; charset=utf-8')
   overview(@CurrentActor() actor: Actor, @Query() query: UsageOverviewQueryDto): Promise<string> {
     return this.usage.overviewJson(actor, query);
