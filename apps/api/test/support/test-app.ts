@@ -20,6 +20,22 @@ export interface TestApp {
 /** The real application on its own cloned database and its own BullMQ prefix. */
 export async function startTestApp(env: Record<string, string> = {}, logDestination?: DestinationStream): Promise<TestApp> {
   const databaseUrl = await createTestDatabase();
+  const t = await startTestAppOn(databaseUrl, env, logDestination);
+  return {
+    ...t,
+    close: async () => {
+      await t.close();
+      await dropTestDatabase(databaseUrl);
+    },
+  };
+}
+
+/** The application on an existing database, like another deployment of the same service; closing it leaves the database. */
+export async function startTestAppOn(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+  logDestination?: DestinationStream,
+): Promise<TestApp> {
   const config = loadConfig({
     ...process.env,
     NODE_ENV: 'test',
@@ -31,16 +47,5 @@ export async function startTestApp(env: Record<string, string> = {}, logDestinat
   const app = await createApp(config, logDestination);
   await app.init();
   const server = app.getHttpServer() as Server;
-  const db = app.get(DataSource);
-  return {
-    app,
-    server,
-    config,
-    db,
-    http: () => request(server),
-    close: async () => {
-      await app.close();
-      await dropTestDatabase(databaseUrl);
-    },
-  };
+  return { app, server, config, db: app.get(DataSource), http: () => request(server), close: () => app.close() };
 }
