@@ -111,6 +111,19 @@ describe('invite links', () => {
     expect((await join(body.invite_code, { languages: ['en', 'de'] })).status).toBe(410);
   });
 
+  it('spends uses only on joins that succeed, when wrong-count joins race right ones', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org, { streaming_mode: 'dual' });
+    const { body } = await mint(org, room.id, { expires_in_seconds: 600, max_uses: 4 });
+    // 20 wrong (two languages in a dual room) interleaved with 4 right: every right one must still get in.
+    const asks = Array.from({ length: 24 }, (_, i) => (i % 6 === 5 ? ['en'] : ['en', 'de']));
+    const answers = await Promise.all(asks.map((languages) => join(body.invite_code, { languages })));
+    expect(answers.map((a) => a.status)).toEqual(asks.map((languages) => (languages.length === 1 ? 201 : 409)));
+    const [{ uses }] = (await h.t.db.query(`SELECT uses FROM invites WHERE room_id = $1`, [room.id])) as { uses: number }[];
+    expect(uses).toBe(4);
+    expect((await join(body.invite_code, { languages: ['en'] })).status).toBe(410);
+  });
+
   it('says which when a link is gone: expired, or its room ended', async () => {
     const org = await createOrganization(h.t);
     const room = await createRoom(h, org);
