@@ -30,12 +30,26 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   },
 );
 
-/** Delivery: each event may be sent twice, and neighbours may be swapped (late delivery). */
+/**
+ * Delivery: each event may be sent twice, neighbours may be swapped (late delivery), and events go
+ * out in bursts sent concurrently (a burst's events and their duplicates race each other).
+ */
 const delivery = fc.record({
   ops: fc.array(op, { minLength: 4, maxLength: 24 }),
   duplicate: fc.array(fc.boolean(), { minLength: 48, maxLength: 48 }),
   swap: fc.array(fc.boolean(), { minLength: 48, maxLength: 48 }),
+  bursts: fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 48, maxLength: 48 }),
 });
+
+interface HistoryLine {
+  kind: string;
+  delta_cents: number;
+  room?: {
+    total_charged_cents: number;
+    total_connection_minutes: number;
+    participants: { charged_cents: number; connection_minutes: number }[];
+  };
+}
 
 describe('billing invariants under random joins, leaves, reconnects, room ends, purchases and grants', () => {
   let h: FullHarness;
@@ -44,7 +58,43 @@ describe('billing invariants under random joins, leaves, reconnects, room ends, 
   });
   afterAll(async () => h.close());
 
-  async function run(org: TestOrganization, { ops, duplicate, swap }: { ops: Op[]; duplicate: boolean[]; swap: boolean[] }) {
+  /** Every line of the history, over all pages of `limit` lines. */
+  async function wholeHistory(org: TestOrganization, limit: number): Promise<HistoryLine[]> {
+    const lines: HistoryLine[] = [];
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const page: { body: { items: HistoryLine[]; next_offset: number | null } } = await h.t
+        .http()
+        .get(`/v1/billing/history?limit=${limit}&offset=${offset}`)
+        .set(org.auth);
+      lines.push(...page.body.items);
+      offset = page.body.next_offset;
+    }
+    return lines;
+  }
+
+  /** balance = Σ ledger = Σ history, and each call's line is minus its room's total, which is Σ its breakdown. */
+  async function expectLedgerInvariants(org: TestOrganization, pageLimit: number): Promise<void> {
+    const credit = (await h.t.http().get('/v1/billing/credit').set(org.auth)).body.credit_cents as number;
+    const [{ sum }] = (await h.t.db.query(
+      `SELECT coalesce(sum(delta_cents), 0)::bigint AS sum FROM ledger_entries WHERE organization_id = $1`,
+      [org.organizationId],
+    )) as { sum: string }[];
+    const lines = await wholeHistory(org, pageLimit);
+    expect(credit).toBe(Number(sum));
+    expect(lines.reduce((acc, line) => acc + line.delta_cents, 0)).toBe(credit);
+    for (const line of lines.filter((l) => l.kind === 'room_usage')) {
+      const room = line.room!;
+      expect(line.delta_cents).toBe(-room.total_charged_cents);
+      expect(room.participants.reduce((acc, p) => acc + p.charged_cents, 0)).toBe(room.total_charged_cents);
+      expect(room.participants.reduce((acc, p) => acc + p.connection_minutes, 0)).toBe(room.total_connection_minutes);
+    }
+  }
+
+  async function run(
+    org: TestOrganization,
+    { ops, duplicate, swap, bursts }: { ops: Op[]; duplicate: boolean[]; swap: boolean[]; bursts: number[] },
+  ) {
     const rooms = [];
     for (let r = 0; r < ROOMS; r++) {
       const room = await createRoom(h, org);
@@ -102,11 +152,14 @@ describe('billing invariants under random joins, leaves, reconnects, room ends, 
     // deliver: some neighbours swapped, some events twice
     for (let i = 0; i + 1 < outgoing.length; i++)
       if (swap[i % swap.length]) [outgoing[i], outgoing[i + 1]] = [outgoing[i + 1], outgoing[i]];
-    for (const [i, send] of outgoing.entries()) {
-      await send();
-      if (duplicate[i % duplicate.length]) await send();
+    const sends = outgoing.flatMap((send, i) => (duplicate[i % duplicate.length] ? [send, send] : [send]));
+    for (let i = 0, burst = 0; i < sends.length; burst++) {
+      const size = bursts[burst % bursts.length];
+      await Promise.all(sends.slice(i, i + size).map((send) => send()));
+      i += size;
+      await settled(h, 20_000);
+      await expectLedgerInvariants(org, 200);
     }
-    await settled(h, 20_000);
     return { rooms, sids: sidCounter, paidSessions };
   }
 
@@ -117,23 +170,7 @@ describe('billing invariants under random joins, leaves, reconnects, room ends, 
         const org = await createOrganization(h.t, { creditCents: 1000 });
         const { rooms, sids, paidSessions } = await run(org, input);
 
-        const credit = (await h.t.http().get('/v1/billing/credit').set(org.auth)).body.credit_cents as number;
-        const [{ sum }] = (await h.t.db.query(
-          `SELECT coalesce(sum(delta_cents), 0)::bigint AS sum FROM ledger_entries WHERE organization_id = $1`,
-          [org.organizationId],
-        )) as { sum: number }[];
-        let historySum = 0;
-        let offset: number | null = 0;
-        while (offset !== null) {
-          const page: { body: { items: { delta_cents: number }[]; next_offset: number | null } } = await h.t
-            .http()
-            .get(`/v1/billing/history?limit=3&offset=${offset}`)
-            .set(org.auth);
-          historySum += page.body.items.reduce((acc, line) => acc + line.delta_cents, 0);
-          offset = page.body.next_offset;
-        }
-        expect(credit).toBe(sum);
-        expect(historySum).toBe(credit);
+        await expectLedgerInvariants(org, 3);
 
         let connections = 0;
         for (const room of rooms) {
@@ -170,7 +207,7 @@ describe('billing invariants under random joins, leaves, reconnects, room ends, 
         )) as { purchases: number }[];
         expect(purchases).toBe(paidSessions.size);
       }),
-      { numRuns: 12, endOnFailure: true },
+      { numRuns: 30, endOnFailure: true },
     );
   }, 240_000);
 });
