@@ -22,7 +22,11 @@ describe('a worker killed in the middle of applying an event', () => {
     blocker = new Client({ connectionString: h.t.config.databaseUrl });
     await blocker.connect();
   });
+  const workers: ChildProcess[] = [];
   afterAll(async () => {
+    // Also after a failed test: no worker left running, no lock left held (the database can be dropped).
+    for (const worker of workers) worker.kill('SIGKILL');
+    await blocker.query('ROLLBACK');
     await blocker.end();
     await h.close();
   });
@@ -45,20 +49,27 @@ describe('a worker killed in the middle of applying an event', () => {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    workers.push(child);
     return new Promise((resolve, reject) => {
       child.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve(child));
       child.on('exit', (code) => reject(new Error(`worker exited early with ${code}`)));
     });
   }
 
-  /** Waits until some session is blocked waiting for a lock held by `blocker`. */
-  async function waitForBlockedWorker(): Promise<void> {
+  /**
+   * Waits until some session is blocked waiting for a lock held by `blocker`; returns the tables that
+   * session has already written to in its open transaction (where it is when it gets killed).
+   */
+  async function waitForBlockedWorker(): Promise<string[]> {
     const deadline = Date.now() + 20_000;
     for (;;) {
       const { rows } = await blocker.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+        `SELECT w.pid, coalesce(array_agg(DISTINCT h.relation::regclass::text) FILTER (WHERE h.mode = 'RowExclusiveLock'), '{}') AS written
+           FROM pg_locks w JOIN pg_locks h ON h.pid = w.pid
+          WHERE NOT w.granted AND pg_backend_pid() = ANY (pg_blocking_pids(w.pid))
+          GROUP BY w.pid`,
       );
-      if ((rows[0] as { n: number }).n > 0) return;
+      if (rows.length > 0) return (rows[0] as { written: string[] }).written;
       if (Date.now() > deadline) throw new Error('no worker ever blocked');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -71,38 +82,50 @@ describe('a worker killed in the middle of applying an event', () => {
     return startWorker();
   }
 
-  it('applies a metering event exactly once', async () => {
-    const org = await createOrganization(h.t);
-    const room = await createRoom(h, org);
-    await token(h, org, room.name, { languages: ['en'], identity: 'ann' }).expect(201);
-    const t0 = Math.floor(Date.now() / 1000) - 300;
-    const p = { identity: 'ann', sid: 'PA_crash', joinedAt: String(t0) };
-    let worker = await startWorker();
-    await webhook(h, events.participantJoined(room.livekitName, p, { createdAt: t0 })).expect(200);
-    await settled(h, 20_000);
+  it.each([
+    ['before it wrote the connection or the charge (waiting for its room)', `SELECT 1 FROM rooms WHERE id = $1 FOR UPDATE`, false],
+    [
+      'after closing the connection and inserting the charge, at its last write (the balance)',
+      `SELECT 1 FROM credit_accounts WHERE organization_id = (SELECT organization_id FROM rooms WHERE id = $1) FOR UPDATE`,
+      true,
+    ],
+  ])(
+    'applies a metering event exactly once when killed %s',
+    async (_when, lockSql, afterWrites) => {
+      const org = await createOrganization(h.t);
+      const room = await createRoom(h, org);
+      await token(h, org, room.name, { languages: ['en'], identity: 'ann' }).expect(201);
+      const t0 = Math.floor(Date.now() / 1000) - 300;
+      const p = { identity: 'ann', sid: 'PA_crash', joinedAt: String(t0) };
+      let worker = await startWorker();
+      await webhook(h, events.participantJoined(room.livekitName, p, { createdAt: t0 })).expect(200);
+      await settled(h, 20_000);
 
-    await blocker.query('BEGIN');
-    await blocker.query('SELECT 1 FROM rooms WHERE id = $1 FOR UPDATE', [room.id]);
-    await webhook(h, events.participantLeft(room.livekitName, p, { createdAt: t0 + 150 })).expect(200);
-    await waitForBlockedWorker();
-    worker = await killAndRecover(worker);
-    try {
-      await settled(h, 30_000);
-      const rows = (await h.t.db.query(`SELECT connection_minutes, charged_cents FROM connections WHERE room_id = $1`, [room.id])) as {
-        connection_minutes: number;
-        charged_cents: number;
-      }[];
-      expect(rows).toEqual([{ connection_minutes: 3, charged_cents: 9 }]);
-      const [{ n }] = (await h.t.db.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE room_id = $1`, [room.id])) as {
-        n: number;
-      }[];
-      expect(n).toBe(1);
-      const credit = await h.t.http().get('/v1/billing/credit').set(org.auth);
-      expect(credit.body.credit_cents).toBe(10_000 - 9);
-    } finally {
-      worker.kill('SIGKILL');
-    }
-  }, 90_000);
+      await blocker.query('BEGIN');
+      await blocker.query(lockSql, [room.id]);
+      await webhook(h, events.participantLeft(room.livekitName, p, { createdAt: t0 + 150 })).expect(200);
+      const written = await waitForBlockedWorker();
+      expect(['connections', 'ledger_entries'].every((table) => written.includes(table))).toBe(afterWrites);
+      worker = await killAndRecover(worker);
+      try {
+        await settled(h, 30_000);
+        const rows = (await h.t.db.query(`SELECT connection_minutes, charged_cents FROM connections WHERE room_id = $1`, [room.id])) as {
+          connection_minutes: number;
+          charged_cents: number;
+        }[];
+        expect(rows).toEqual([{ connection_minutes: 3, charged_cents: 9 }]);
+        const [{ n }] = (await h.t.db.query(`SELECT count(*)::int AS n FROM ledger_entries WHERE room_id = $1`, [room.id])) as {
+          n: number;
+        }[];
+        expect(n).toBe(1);
+        const credit = await h.t.http().get('/v1/billing/credit').set(org.auth);
+        expect(credit.body.credit_cents).toBe(10_000 - 9);
+      } finally {
+        worker.kill('SIGKILL');
+      }
+    },
+    90_000,
+  );
 
   it('applies a payment exactly once', async () => {
     const org = await createOrganization(h.t);
@@ -111,7 +134,7 @@ describe('a worker killed in the middle of applying an event', () => {
     await blocker.query('BEGIN');
     await blocker.query('SELECT 1 FROM credit_accounts WHERE organization_id = $1 FOR UPDATE', [org.organizationId]);
     await stripeWebhook(h, event).expect(200);
-    await waitForBlockedWorker();
+    expect(await waitForBlockedWorker()).toContain('ledger_entries'); // the purchase row is written, the balance not yet
     worker = await killAndRecover(worker);
     try {
       await settled(h, 30_000);
