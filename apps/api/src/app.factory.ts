@@ -22,6 +22,9 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
   app.useBodyParser('json', { limit: '1mb', strict: false });
   // LiveKit posts its webhooks as application/webhook+json; keep them as text for the signature check.
   app.useBodyParser('text', { type: 'application/webhook+json', limit: '1mb' });
+  // Any other body is read as text rather than ignored: a body that is not JSON gets 422
+  // model_attributes_type (as in FastAPI), never a room made from defaults.
+  app.useBodyParser('text', { type: () => true, limit: '1mb' });
   app.disable('x-powered-by');
   app.set('etag', false);
   app.useGlobalPipes(new InputValidationPipe());

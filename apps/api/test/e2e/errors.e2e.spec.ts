@@ -46,6 +46,32 @@ describe('error model', () => {
     expect(badBody.headers['www-authenticate']).toMatch(/^Bearer/);
   });
 
+  it.each([
+    ['text/plain', '{"name": "sent as text"}'],
+    ['application/x-www-form-urlencoded', 'name=form'],
+    ['application/xml', '<name>xml</name>'],
+  ])('answers a %s body with 422 model_attributes_type and creates nothing', async (type, body) => {
+    const before = (await t.http().get('/v1/api-keys').set(org.auth)).body.items.length as number;
+    const res = await t.http().post('/v1/api-keys').set(org.auth).set('Content-Type', type).send(body);
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      {
+        loc: ['body'],
+        msg: 'Input should be a valid dictionary or object to extract fields from',
+        type: 'model_attributes_type',
+        input: body,
+        ctx: {},
+      },
+    ]);
+    expect((await t.http().get('/v1/api-keys').set(org.auth)).body.items).toHaveLength(before);
+  });
+
+  it('takes a request without a body as an empty object', async () => {
+    const res = await t.http().post('/v1/api-keys').set(org.auth);
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([{ loc: ['body', 'name'], msg: 'Field required', type: 'missing', input: {}, ctx: {} }]);
+  });
+
   it('answers a JSON array body with model_attributes_type', async () => {
     const res = await t
       .http()

@@ -236,6 +236,13 @@ describe('join tokens', () => {
     [{ languages: ['en'], identity: 'a\u0000b' }, [['body.identity', 'string_pattern_mismatch']]],
     [{ languages: null }, [['body.languages', 'list_type']]],
     [
+      { languages: ['en', 5, null] },
+      [
+        ['body.languages.1', 'string_type'],
+        ['body.languages.2', 'string_type'],
+      ],
+    ],
+    [
       { languages: ['zz'], identity: 'x'.repeat(129) },
       [
         ['body.languages.0', 'unsupported_language'],

@@ -233,6 +233,31 @@ describe('LiveKit webhooks', () => {
     expect(detail.body.total_connection_minutes).toBe(2);
   });
 
+  it('keeps the totals of an ended room final: a connection that began after the end is not recorded or billed', async () => {
+    const org = await createOrganization(h.t);
+    const room = await roomWithTwoSpeakers(org);
+    const t0 = Math.floor(Date.now() / 1000) - 300;
+    const ann = { identity: 'ann', sid: 'PA_ann', joinedAt: String(t0) };
+    await webhook(h, events.participantJoined(room.livekitName, ann, { createdAt: t0 })).expect(200);
+    await settled(h);
+    await h.t.http().delete(`/v1/rooms/${room.id}`).set(org.auth).expect(204);
+    const ended = await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth);
+    const endedAt = Math.ceil(new Date(ended.body.ended_at).getTime() / 1000);
+
+    const late = { identity: 'bob', sid: 'PA_bob', joinedAt: String(endedAt + 5) };
+    await webhook(h, events.participantJoined(room.livekitName, late, { createdAt: endedAt + 5 })).expect(200);
+    await webhook(h, events.participantLeft(room.livekitName, late, { createdAt: endedAt + 65 })).expect(200);
+    const ghost = { identity: 'cleo', sid: 'PA_cleo', joinedAt: String(endedAt + 10) };
+    await webhook(h, events.participantLeft(room.livekitName, ghost, { createdAt: endedAt + 70 })).expect(200);
+    await settled(h);
+
+    const after = await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth);
+    expect(after.body).toEqual(ended.body);
+    expect(after.body.participants.map((p: { participant_identity: string }) => p.participant_identity)).toEqual(['ann']);
+    const credit = await h.t.http().get('/v1/billing/credit').set(org.auth);
+    expect(credit.body.credit_cents).toBe(10_000 - ended.body.total_charged_cents);
+  });
+
   it('ignores events of rooms it does not know', async () => {
     await webhook(h, events.participantJoined('someone-elses-room', 'x')).expect(200);
     await settled(h);

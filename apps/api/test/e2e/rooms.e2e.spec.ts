@@ -204,6 +204,21 @@ describe('rooms', () => {
     expect(max.body.items).toHaveLength(2);
   });
 
+  it('takes a room id written without hyphens or in capitals', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    for (const written of [room.id.replace(/-/g, ''), room.id.toUpperCase(), room.id.replace(/-/g, '').toUpperCase()]) {
+      const res = await h.t.http().get(`/v1/rooms/${written}`).set(org.auth);
+      expect({ written, status: res.status, id: res.body.id }).toEqual({ written, status: 200, id: room.id });
+    }
+    const tooShort = await h.t
+      .http()
+      .get(`/v1/rooms/${room.id.replace(/-/g, '').slice(1)}`)
+      .set(org.auth);
+    expect(tooShort.status).toBe(422);
+    expect(tooShort.body.detail).toEqual([expect.objectContaining({ loc: ['path', 'room_id'], type: 'uuid_parsing' })]);
+  });
+
   it("treats another organization's room exactly like a missing one", async () => {
     const owner = await createOrganization(h.t);
     const stranger = await createOrganization(h.t);

@@ -158,8 +158,16 @@ export function EnumRule(values: readonly string[], options: { optional?: boolea
   };
 }
 
+/** A UUID written without hyphens (as Pydantic accepts it) in its usual form; anything else as it was. */
+const withUuidHyphens = Transform(({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^[0-9a-f]{32}$/i.test(value)
+    ? `${value.slice(0, 8)}-${value.slice(8, 12)}-${value.slice(12, 16)}-${value.slice(16, 20)}-${value.slice(20)}`.toLowerCase()
+    : value,
+);
+
 export function UuidRule(): PropertyDecorator {
   return (target, key) => {
+    withUuidHyphens(target, key);
     Required()(target, key);
     IsUUID('all', issue({ type: 'uuid_parsing', msg: 'Input should be a valid UUID', rank: 1 }))(target, key);
   };

@@ -1,14 +1,19 @@
 import { validateRequestedLanguages } from '@app/domain';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsArray, IsString } from 'class-validator';
+import { IsArray } from 'class-validator';
 import { Required, StringRule } from '../../common/validation/rules';
 
 const LIST = { context: { type: 'list_type', msg: 'Input should be a valid list', rank: 1 } };
-const STRINGS = { each: true, context: { type: 'string_type', msg: 'Input should be a valid string', rank: 2 } };
 
 function languageIssues(instance: { languages?: unknown }, failed: ReadonlySet<string>) {
   if (failed.has('languages') || !Array.isArray(instance.languages)) return [];
-  const result = validateRequestedLanguages(instance.languages as string[]);
+  const languages = instance.languages as unknown[];
+  // Each entry that is not text is named where it stands, as Pydantic does for a list of strings.
+  const notText = languages.flatMap((code, i) =>
+    typeof code === 'string' ? [] : [{ loc: ['languages', i], msg: 'Input should be a valid string', type: 'string_type', input: code }],
+  );
+  if (notText.length > 0) return notText;
+  const result = validateRequestedLanguages(languages as string[]);
   return result.ok ? [] : result.error.map((issue) => ({ ...issue, loc: [...issue.loc], ctx: issue.ctx ? { ...issue.ctx } : undefined }));
 }
 
@@ -22,7 +27,6 @@ export class LanguagesBody {
   })
   @Required()
   @IsArray(LIST)
-  @IsString(STRINGS)
   languages!: string[];
 }
 

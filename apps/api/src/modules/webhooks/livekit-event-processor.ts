@@ -75,6 +75,8 @@ export class LiveKitEventProcessor {
   private async applyOne(tx: EntityManager, room: RoomRow, event: LiveKitEventFacts): Promise<OutboxJob[]> {
     if (event.type === 'room_finished') return this.lifecycle.endLocked(tx, room, event.createdAt);
     const change = membershipChange(event);
+    // Totals are final once the room has ended: a connection that began after its end was never part of the call.
+    if (change !== null && joinedAfterEnd(room, event.participant!)) return [];
     if (change === 'join') {
       const [connectionId] = await this.joinAll(tx, [{ room, participant: event.participant! }]);
       // A join reported after the room ended was part of the call: it ended with the room.
@@ -184,6 +186,10 @@ export class LiveKitEventProcessor {
     }
     await this.meter.closeOpenMany(tx, [...closes.values()]);
   }
+}
+
+function joinedAfterEnd(room: RoomRow, participant: { joinedAt: Date }): boolean {
+  return room.status === 'ended' && room.ended_at !== null && participant.joinedAt >= room.ended_at;
 }
 
 /** No connection outlasts its room: one whose end is reported after the room ended closes with the room. */
