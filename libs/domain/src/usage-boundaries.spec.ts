@@ -35,4 +35,33 @@ describe('bucketBoundaries (the fast path) agrees with the calendar implementati
     expect(formatBoundary({ ms: Date.parse('2026-06-01T04:15:00Z'), offsetMinutes: 345 })).toBe('2026-06-01T10:00:00.000+05:45');
     expect(formatBoundary({ ms: Date.parse('2026-06-01T00:00:00Z'), offsetMinutes: 0 })).toBe('2026-06-01T00:00:00.000+00:00');
   });
+
+  it('writes the seconds of an offset that is not a whole number of minutes (local mean time), as ±hh:mm:ss', () => {
+    // Monrovia kept -0:44:30 until 1972; luxon reports it as -44.5 minutes.
+    expect(formatBoundary({ ms: Date.parse('1971-01-01T00:44:30Z'), offsetMinutes: -44.5 })).toBe('1971-01-01T00:00:00.000-00:44:30');
+    // Berlin's local mean time, +0:53:28, is 53.4666… minutes: no rounding error reaches the time.
+    expect(formatBoundary({ ms: Date.parse('0000-12-31T23:06:32Z'), offsetMinutes: 53 + 28 / 60 })).toBe(
+      '0001-01-01T00:00:00.000+00:53:28',
+    );
+  });
+
+  it.each<[string, string, string, Granularity, string[]]>([
+    [
+      'Africa/Monrovia',
+      '1971-01-01T00:00:00Z',
+      '1971-01-03T00:00:00Z',
+      'day',
+      ['1970-12-31T00:00:00.000-00:44:30', '1971-01-01T00:00:00.000-00:44:30', '1971-01-02T00:00:00.000-00:44:30'],
+    ],
+    [
+      'Europe/Berlin',
+      '0001-01-01T00:00:00Z',
+      '0001-01-01T02:00:00Z',
+      'hour',
+      ['0001-01-01T00:00:00.000+00:53:28', '0001-01-01T01:00:00.000+00:53:28', '0001-01-01T02:00:00.000+00:53:28'],
+    ],
+  ])('both implementations label %s buckets with the offset in seconds', (zone, start, end, granularity, expected) => {
+    expect(bucketStartTimes(new Date(start), new Date(end), granularity, zone).map(formatBucketStart)).toEqual(expected);
+    expect(bucketBoundaries(new Date(start), new Date(end), granularity, zone).map(formatBoundary)).toEqual(expected);
+  });
 });

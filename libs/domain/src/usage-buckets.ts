@@ -4,10 +4,12 @@ import type { Granularity } from './usage-window';
 
 /**
  * Bucket starts are written `yyyy-MM-ddTHH:mm:ss.SSS±hh:mm`: always milliseconds, always a numeric
- * offset (UTC is `+00:00`, never `Z`), e.g. `2026-03-29T00:00:00.000+01:00`.
+ * offset (UTC is `+00:00`, never `Z`), e.g. `2026-03-29T00:00:00.000+01:00`. An offset that is not a
+ * whole number of minutes (local mean time before standard time: Monrovia's -0:44:30) carries its
+ * seconds, `±hh:mm:ss`, as Python's isoformat writes it.
  */
 export function formatBucketStart(start: DateTime): string {
-  return start.toFormat("yyyy-MM-dd'T'HH:mm:ss.SSSZZ");
+  return formatBoundary({ ms: start.toMillis(), offsetMinutes: start.offset });
 }
 
 /** Start of the local hour, local midnight, or local Monday midnight holding `instant`. */
@@ -57,7 +59,7 @@ export interface BucketBoundary {
 }
 
 const HOUR_MS = 3_600_000;
-const MINUTE_MS = 60_000;
+const SECOND_MS = 1_000;
 
 /**
  * bucketStartTimes without a DateTime per bucket: a 90-day hourly window has about 2,160 buckets
@@ -99,8 +101,11 @@ export function bucketBoundaries(startsAfter: Date, endsBefore: Date, granularit
 
 /** formatBucketStart for a BucketBoundary, without luxon. */
 export function formatBoundary({ ms, offsetMinutes }: BucketBoundary): string {
-  const local = new Date(ms + offsetMinutes * MINUTE_MS).toISOString().slice(0, 23);
-  const abs = Math.abs(offsetMinutes);
+  // luxon reports offsets in (possibly fractional) minutes; zones' offsets are whole seconds.
+  const offsetSeconds = Math.round(offsetMinutes * 60);
+  const local = new Date(ms + offsetSeconds * SECOND_MS).toISOString().slice(0, 23);
+  const abs = Math.abs(offsetSeconds);
   const pad = (n: number) => String(n).padStart(2, '0');
-  return `${local}${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+  const seconds = abs % 60 === 0 ? '' : `:${pad(abs % 60)}`;
+  return `${local}${offsetSeconds < 0 ? '-' : '+'}${pad(Math.floor(abs / 3600))}:${pad(Math.floor(abs / 60) % 60)}${seconds}`;
 }

@@ -9,6 +9,9 @@ describe('parseOffsetDateTime', () => {
     ['2026-03-28T00:00:00+0530', '2026-03-27T18:30:00.000Z'],
     ['2026-03-28T00:00:00-03', '2026-03-28T03:00:00.000Z'],
     ['2026-03-28T00:00:00 01:00', '2026-03-27T23:00:00.000Z'],
+    ['2026-03-28T00:00:00+23:59', '2026-03-27T00:01:00.000Z'],
+    ['2026-03-28T00:00:00-2359', '2026-03-28T23:59:00.000Z'],
+    ['2026-03-28T00:00:00-00:00', '2026-03-28T00:00:00.000Z'],
   ])('%s → %s', (input, utc) => {
     const parsed = parseOffsetDateTime(input);
     expect(parsed.ok && parsed.value.toUTC().toISO()).toBe(utc);
@@ -24,6 +27,15 @@ describe('parseOffsetDateTime', () => {
     ['yesterday', 'datetime_parsing'],
     ['2026-03-28T00:00:00Europe/Berlin', 'datetime_parsing'],
     ['1774652400000', 'datetime_parsing'],
+    // An offset is less than 24 hours, its minutes 00 to 59 (RFC 3339; Pydantic).
+    ['2026-01-01T00:00:00+99:99', 'datetime_parsing'],
+    ['2026-01-01T00:00:00+24:00', 'datetime_parsing'],
+    ['2026-01-01T00:00:00-24:00', 'datetime_parsing'],
+    ['2026-01-01T00:00:00+2400', 'datetime_parsing'],
+    ['2026-01-01T00:00:00+24', 'datetime_parsing'],
+    ['2026-01-01T00:00:00 24:00', 'datetime_parsing'],
+    ['2026-01-01T00:00:00+05:60', 'datetime_parsing'],
+    ['2026-01-01T00:00:00-0099', 'datetime_parsing'],
   ])('%s → %s', (input, type) => {
     expect(parseOffsetDateTime(input)).toEqual({ ok: false, type });
   });
@@ -101,6 +113,36 @@ describe('parseUsageWindow', () => {
       ],
     ],
   ])('%s', (_, input, expected) => {
+    expect(issuesOf(input)).toEqual(expected);
+  });
+
+  it.each<[string, UsageWindowInput, [string, string][]]>([
+    [
+      'first bucket before the year 0000',
+      { startsAfter: '0000-01-01T00:00:00Z', endsBefore: '0000-01-02T00:00:00Z', timezone: 'America/New_York' },
+      [['starts_after', 'value_error']],
+    ],
+    [
+      'a week bucket before the year 0000',
+      { startsAfter: '0000-01-01T00:00:00Z', endsBefore: '0000-01-02T00:00:00Z', granularity: 'week' },
+      [['starts_after', 'value_error']],
+    ],
+    [
+      'the first Monday of the year 0000',
+      { startsAfter: '0000-01-03T00:00:00Z', endsBefore: '0000-01-04T00:00:00Z', granularity: 'week' },
+      [],
+    ],
+    [
+      'last instant after the year 9999',
+      { startsAfter: '9999-12-31T00:00:00Z', endsBefore: '9999-12-31T10:00:00.001Z', timezone: 'Pacific/Kiritimati' },
+      [['ends_before', 'value_error']],
+    ],
+    [
+      'last instant in the year 9999',
+      { startsAfter: '9999-12-31T00:00:00Z', endsBefore: '9999-12-31T10:00:00Z', timezone: 'Pacific/Kiritimati' },
+      [],
+    ],
+  ])('buckets outside the years 0000 to 9999 in the zone: %s', (_, input, expected) => {
     expect(issuesOf(input)).toEqual(expected);
   });
 

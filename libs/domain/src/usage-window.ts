@@ -30,6 +30,8 @@ export interface UsageWindow {
 
 // Date, time (seconds and fraction optional), then an optional offset: Z, ±hh, ±hhmm or ±hh:mm.
 const ISO_DATETIME = /^(\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?)([Zz]|[+\- ]\d{2}(?::?\d{2})?)?$/;
+// An offset's hours and minutes: less than 24 hours (-23:59 to +23:59, as RFC 3339 and Pydantic), minutes 00 to 59.
+const VALID_OFFSET = /^(?:[Zz]|[+\- ](?:[01]\d|2[0-3])(?::?[0-5]\d)?)$/;
 
 type ParsedDateTime = { ok: true; value: DateTime } | { ok: false; type: 'datetime_parsing' | 'timezone_aware' };
 
@@ -42,6 +44,7 @@ export function parseOffsetDateTime(value: string): ParsedDateTime {
   if (!match) return { ok: false, type: 'datetime_parsing' };
   const [, local, offset] = match;
   if (offset === undefined) return { ok: false, type: 'timezone_aware' };
+  if (!VALID_OFFSET.test(offset)) return { ok: false, type: 'datetime_parsing' };
   const parsed = DateTime.fromISO(`${local}${offset.replace(' ', '+')}`, { setZone: true });
   return parsed.isValid ? { ok: true, value: parsed } : { ok: false, type: 'datetime_parsing' };
 }
@@ -73,14 +76,20 @@ export function parseUsageWindow(input: UsageWindowInput): Result<UsageWindow, F
         input: input.endsBefore,
         ctx: { gt: input.startsAfter },
       });
-    } else if (timezone !== undefined && exceedsMaxWindow(start, end, timezone)) {
-      issues.push({
-        loc: ['ends_before'],
-        type: 'window_too_long',
-        msg: `The window may span at most ${MAX_WINDOW_DAYS} calendar days in ${timezone}.`,
-        input: input.endsBefore,
-        ctx: { max_days: MAX_WINDOW_DAYS },
-      });
+    } else if (timezone !== undefined) {
+      const [startOutside, endOutside] = granularity ? outsideYears(start, end, granularity, timezone) : [false, false];
+      if (startOutside) issues.push(outOfRange('starts_after', input.startsAfter, timezone));
+      if (exceedsMaxWindow(start, end, timezone)) {
+        issues.push({
+          loc: ['ends_before'],
+          type: 'window_too_long',
+          msg: `The window may span at most ${MAX_WINDOW_DAYS} calendar days in ${timezone}.`,
+          input: input.endsBefore,
+          ctx: { max_days: MAX_WINDOW_DAYS },
+        });
+      } else if (endOutside) {
+        issues.push(outOfRange('ends_before', input.endsBefore, timezone));
+      }
     }
   }
 
@@ -94,6 +103,22 @@ export function exceedsMaxWindow(start: DateTime, end: DateTime, timezone: strin
   // Re-label local wall-clock times as UTC so that adding days and comparing ignore DST shifts.
   const wall = (instant: DateTime) => instant.setZone(zone).setZone('UTC', { keepLocalTime: true });
   return wall(end).toMillis() > wall(start).plus({ days: MAX_WINDOW_DAYS }).toMillis();
+}
+
+/**
+ * Whether the first bucket starts before the year 0000, or the window's last instant lies after the
+ * year 9999, in `timezone`: such a bucket has no RFC 3339 date-time (`2026-…` has four digits).
+ */
+function outsideYears(start: DateTime, end: DateTime, granularity: Granularity, timezone: string): [boolean, boolean] {
+  const zone = ianaZone(timezone);
+  const first = start.setZone(zone).startOf(granularity);
+  const last = end.minus({ milliseconds: 1 }).setZone(zone);
+  return [first.year < 0, last.year > 9999];
+}
+
+function outOfRange(field: string, value: unknown, timezone: string): FieldIssue {
+  const error = `the window's buckets must lie within the years 0000 to 9999 in ${timezone}`;
+  return { loc: [field], type: 'value_error', msg: `Value error, ${error}.`, input: value, ctx: { error } };
 }
 
 function dateTimeField(field: string, value: unknown, issues: FieldIssue[]): DateTime | undefined {

@@ -208,6 +208,96 @@ describe('Stripe webhooks', () => {
     expect(n).toBe(0);
   });
 
+  it('answers a correctly signed payload that is not a Stripe event (no id or type) with 400 and a detail, storing nothing', async () => {
+    const count = async () =>
+      ((await t.db.query(`SELECT count(*)::int AS n FROM inbound_events WHERE provider = 'stripe'`)) as { n: number }[])[0].n;
+    const before = await count();
+    const bodies = [
+      '[]',
+      '{}',
+      '42',
+      'null',
+      '"evt_1"',
+      '{"object":"event","type":"checkout.session.completed","data":{}}',
+      '{"id":"","object":"event","type":"checkout.session.completed","data":{}}',
+      '{"id":42,"object":"event","type":"checkout.session.completed","data":{}}',
+      '{"id":"evt_no_type_1","object":"event","data":{"object":{}}}',
+      JSON.stringify({ id: `evt_${'x'.repeat(300)}`, object: 'event', type: 'payment_intent.succeeded', data: { object: {} } }),
+      // Signed, but PostgreSQL cannot store it, or too deep to serialize.
+      '{"id":"evt_nul_1","object":"event","type":"payment_intent.succeeded","data":{"object":{"note":"a\\u0000b"}}}',
+      '{"id":"evt_surrogate_1","object":"event","type":"payment_intent.succeeded","data":{"object":{"note":"\\ud800"}}}',
+      `{"id":"evt_deep_1","object":"event","type":"payment_intent.succeeded","data":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+    ];
+    for (const body of bodies) {
+      const res = await deliver(signStripePayload(body));
+      expect({ body: body.slice(0, 80), status: res.status }).toEqual({ body: body.slice(0, 80), status: 400 });
+      expect(res.body).toEqual({ detail: expect.stringMatching(/Stripe event/) });
+    }
+    expect(await count()).toBe(before);
+
+    // A genuine event is still taken afterwards.
+    const org = await createOrganization(t);
+    await send(completeSession(stripe, await openSession(org, 700), { paid: true })).expect(200);
+    await drained();
+    expect(await balance(org)).toBe(10_000 + 700);
+  });
+
+  it('marks a signed event that can never be applied as processed, credits nothing for it, and credits a later valid one', async () => {
+    const org = await createOrganization(t);
+    const sessionId = await openSession(org, 1800);
+    const paid = completeSession(stripe, sessionId, { paid: true });
+    const session = paid.data.object as unknown as Record<string, unknown>;
+    const created = Math.floor(Date.now() / 1000);
+    const malformed: Record<string, unknown>[] = [
+      { id: 'evt_malformed_no_data', object: 'event', type: 'checkout.session.completed', created },
+      { id: 'evt_malformed_empty_data', object: 'event', type: 'checkout.session.async_payment_succeeded', created, data: {} },
+      { id: 'evt_malformed_null_object', object: 'event', type: 'checkout.session.completed', created, data: { object: null } },
+      { id: 'evt_malformed_string_object', object: 'event', type: 'payment_intent.succeeded', created, data: { object: 'pi_1' } },
+      {
+        id: 'evt_malformed_empty_object',
+        object: 'event',
+        type: 'checkout.session.async_payment_succeeded',
+        created,
+        data: { object: {} },
+      },
+      {
+        id: 'evt_malformed_no_amount',
+        object: 'event',
+        type: 'checkout.session.completed',
+        created,
+        data: { object: { ...session, amount_total: null } },
+      },
+      {
+        id: 'evt_malformed_text_amount',
+        object: 'event',
+        type: 'checkout.session.async_payment_succeeded',
+        created,
+        data: { object: { ...session, amount_total: '1800' } },
+      },
+      { id: 'evt_malformed_no_created', object: 'event', type: 'checkout.session.completed', data: { object: session } },
+      {
+        id: 'evt_malformed_session_id',
+        object: 'event',
+        type: 'checkout.session.completed',
+        created,
+        data: { object: { ...session, id: { nested: true } } },
+      },
+    ];
+    for (const event of malformed) await deliver(signStripePayload(JSON.stringify(event))).expect(200);
+    await drained();
+    const rows = (await t.db.query(`SELECT event_id, processed_at FROM inbound_events WHERE provider = 'stripe' AND event_id = ANY($1)`, [
+      malformed.map((event) => event.id),
+    ])) as { event_id: string; processed_at: Date | null }[];
+    expect(rows.map((row) => [row.event_id, row.processed_at !== null]).sort()).toEqual(malformed.map((event) => [event.id, true]).sort());
+    expect(await balance(org)).toBe(10_000);
+    expect(await purchases(org)).toHaveLength(0);
+
+    await send(paid).expect(200);
+    await drained();
+    expect(await balance(org)).toBe(10_000 + 1800);
+    expect((await purchases(org)).map((line) => [line.provider_reference, line.delta_cents])).toEqual([[sessionId, 1800]]);
+  });
+
   it('answers 400 with a detail and stores nothing for a bad, missing, stale or tampered signature', async () => {
     const org = await createOrganization(t);
     const sessionId = await openSession(org, 2000);

@@ -262,6 +262,137 @@ describe('GET /v1/usage/overview', () => {
     expect(zulu.body).toMatchObject({ starts_after: '2026-03-28T00:00:00z', ends_before: '2026-03-29T00:00:00.000Z' });
   });
 
+  it('answers an offset of 24 hours or more, or with minutes past 59, with 422 datetime_parsing', async () => {
+    const org = await createOrganization(h.t);
+    const get = (query: string) => h.t.http().get(`/v1/usage/overview?${query}`).set(org.auth);
+    const parsing = (field: string, input: string) => ({
+      loc: ['query', field],
+      msg: 'Input should be an ISO 8601 datetime with a UTC offset.',
+      type: 'datetime_parsing',
+      input,
+      ctx: {},
+    });
+    for (const [sent, received] of [
+      ['2026-01-01T00:00:00%2B99:99', '2026-01-01T00:00:00+99:99'],
+      ['2026-01-01T00:00:00%2B24:00', '2026-01-01T00:00:00+24:00'],
+      ['2026-01-01T00:00:00-24:00', '2026-01-01T00:00:00-24:00'],
+      ['2026-01-01T00:00:00%2B2400', '2026-01-01T00:00:00+2400'],
+      ['2026-01-01T00:00:00%2B05:60', '2026-01-01T00:00:00+05:60'],
+    ]) {
+      const res = await get(`starts_after=${sent}&ends_before=2026-01-03T00:00:00Z`);
+      expect({ sent, status: res.status, body: res.body }).toEqual({
+        sent,
+        status: 422,
+        body: { detail: [parsing('starts_after', received)] },
+      });
+    }
+    // The space an unencoded + becomes is read as +, and held to the same bound.
+    const spaced = await get('starts_after=2026-01-01T00:00:00Z&ends_before=2026-01-03T00:00:00+24:00');
+    expect(spaced.status).toBe(422);
+    expect(spaced.body).toEqual({ detail: [parsing('ends_before', '2026-01-03T00:00:00 24:00')] });
+
+    const widest = await get('starts_after=2026-01-01T00:00:00%2B23:59&ends_before=2026-01-03T00:00:00-23:59');
+    expect(widest.status).toBe(200);
+    expect(widest.body).toMatchObject({ starts_after: '2026-01-01T00:00:00+23:59', ends_before: '2026-01-03T00:00:00-23:59' });
+  });
+
+  it('labels buckets of an offset with seconds (local mean time) as ±hh:mm:ss, so every bucket is a valid date-time', async () => {
+    const org = await createOrganization(h.t);
+    const monrovia = await overview(org, {
+      starts_after: '1971-01-01T00:00:00Z',
+      ends_before: '1971-01-03T00:00:00Z',
+      timezone: 'Africa/Monrovia',
+    });
+    expect(monrovia.status).toBe(200);
+    expect(monrovia.body.buckets.map((b: { bucket: string }) => b.bucket)).toEqual([
+      '1970-12-31T00:00:00.000-00:44:30',
+      '1971-01-01T00:00:00.000-00:44:30',
+      '1971-01-02T00:00:00.000-00:44:30',
+    ]);
+    const berlin = await overview(org, {
+      starts_after: '0001-01-01T00:00:00Z',
+      ends_before: '0001-01-01T02:00:00Z',
+      granularity: 'hour',
+      timezone: 'Europe/Berlin',
+    });
+    expect(berlin.status).toBe(200);
+    expect(berlin.body.buckets.map((b: { bucket: string }) => b.bucket)).toEqual([
+      '0001-01-01T00:00:00.000+00:53:28',
+      '0001-01-01T01:00:00.000+00:53:28',
+      '0001-01-01T02:00:00.000+00:53:28',
+    ]);
+    // Whole-minute offsets keep ±hh:mm.
+    const now = await overview(org, {
+      starts_after: '2026-01-01T00:00:00Z',
+      ends_before: '2026-01-02T00:00:00Z',
+      timezone: 'Africa/Monrovia',
+    });
+    expect(now.body.buckets.map((b: { bucket: string }) => b.bucket)).toEqual(['2026-01-01T00:00:00.000+00:00']);
+    const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{2}:\d{2}(?::\d{2})?$/;
+    for (const body of [monrovia.body, berlin.body, now.body]) {
+      for (const { bucket } of body.buckets as { bucket: string }[]) expect(bucket).toMatch(dateTime);
+    }
+  });
+
+  it('answers a window whose buckets would fall outside the years 0000 to 9999 in the zone with 422', async () => {
+    const org = await createOrganization(h.t);
+    const late = await overview(org, {
+      starts_after: '9999-12-31T00:00:00Z',
+      ends_before: '9999-12-31T23:00:00Z',
+      timezone: 'Pacific/Kiritimati',
+    });
+    expect(late.status).toBe(422);
+    expect(late.body.detail.map((d: { loc: string[]; type: string }) => [d.loc.join('.'), d.type])).toEqual([
+      ['query.ends_before', 'value_error'],
+    ]);
+    const early = await overview(org, {
+      starts_after: '0000-01-01T00:00:00Z',
+      ends_before: '0000-01-02T00:00:00Z',
+      timezone: 'America/New_York',
+    });
+    expect(early.status).toBe(422);
+    expect(early.body.detail.map((d: { loc: string[]; type: string }) => [d.loc.join('.'), d.type])).toEqual([
+      ['query.starts_after', 'value_error'],
+    ]);
+    // The last local day of the year 9999 is still a bucket.
+    const last = await overview(org, {
+      starts_after: '9999-12-31T00:00:00Z',
+      ends_before: '9999-12-31T10:00:00Z',
+      timezone: 'Pacific/Kiritimati',
+    });
+    expect(last.status).toBe(200);
+    expect(last.body.buckets.map((b: { bucket: string }) => b.bucket)).toEqual(['9999-12-31T00:00:00.000+14:00']);
+  });
+
+  it('takes zone names exactly as the time zone database spells them: links as sent, case variants refused', async () => {
+    const org = await createOrganization(h.t);
+    const window = { starts_after: '2026-01-01T00:00:00Z', ends_before: '2026-01-02T00:00:00Z' };
+    for (const timezone of ['europe/berlin', 'EUROPE/BERLIN', 'utc', 'us/eastern', 'asia/calcutta', 'etc/utc']) {
+      const res = await overview(org, { ...window, timezone });
+      expect({ timezone, status: res.status }).toEqual({ timezone, status: 422 });
+      expect(res.body).toEqual({
+        detail: [expect.objectContaining({ loc: ['query', 'timezone'], type: 'zoneinfo_str', input: timezone })],
+      });
+    }
+    for (const [timezone, bucket] of [
+      ['US/Eastern', '2025-12-31T00:00:00.000-05:00'],
+      ['Asia/Calcutta', '2026-01-01T00:00:00.000+05:30'],
+      ['Etc/UTC', '2026-01-01T00:00:00.000+00:00'],
+      ['UTC', '2026-01-01T00:00:00.000+00:00'],
+      ['Europe/Berlin', '2026-01-01T00:00:00.000+01:00'],
+    ]) {
+      // Asked twice: the second answer comes from the remembered valid names.
+      for (let i = 0; i < 2; i++) {
+        const res = await overview(org, { ...window, timezone });
+        expect({ timezone, status: res.status }).toEqual({ timezone, status: 200 });
+        expect(res.body.timezone).toBe(timezone);
+        expect(res.body.buckets[0].bucket).toBe(bucket);
+      }
+    }
+    // A case variant asked after its exact name was accepted is still refused.
+    expect((await overview(org, { ...window, timezone: 'europe/berlin' })).status).toBe(422);
+  });
+
   it('accepts exactly 90 calendar days across a DST change', async () => {
     const org = await createOrganization(h.t);
     const res = await overview(org, {

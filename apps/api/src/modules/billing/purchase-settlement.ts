@@ -1,12 +1,23 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type Stripe from 'stripe';
 import type { EntityManager } from 'typeorm';
 import { Ledger } from './ledger';
+
+/** The event types that credit a checkout (the first only when its payment_status is `paid`). */
+const CREDITING_TYPES: ReadonlySet<string> = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
+/** Stripe's ids are at most 255 characters; a longer one could not be a purchase's provider reference. */
+const MAX_ID_LENGTH = 255;
+/** The latest `created` a Date (and PostgreSQL) can hold, in epoch seconds. */
+const MAX_CREATED_SECONDS = 8.64e12;
 
 /**
  * Credit for a checkout, only once it is paid: `checkout.session.completed` with payment_status
  * `paid`, or `checkout.session.async_payment_succeeded`. The session id is the purchase's unique
  * provider reference, so both events, or one delivered twice, credit it once.
+ *
+ * The payload is whatever a signed delivery carried. An event that can never be applied (no
+ * `data.object`, or a crediting event whose session lacks what a credit needs) is logged and
+ * returns, so it is marked processed like any event we do not act on; only a failure such as the
+ * database being unreachable throws, and the event is tried again.
  */
 @Injectable()
 export class PurchaseSettlement {
@@ -14,26 +25,55 @@ export class PurchaseSettlement {
 
   constructor(private readonly ledger: Ledger) {}
 
-  async apply(tx: EntityManager, event: Stripe.Event): Promise<void> {
-    const paid =
-      (event.type === 'checkout.session.completed' && event.data.object.payment_status === 'paid') ||
-      event.type === 'checkout.session.async_payment_succeeded';
-    if (!paid) return;
-    const session = event.data.object;
-    const organizationId = session.client_reference_id ?? session.metadata?.organization_id;
+  async apply(tx: EntityManager, payload: unknown): Promise<void> {
+    const event = record(payload);
+    const eventId = String(event?.id);
+    const type = event?.type;
+    const session = record(record(event?.data)?.object);
+    if (!session) {
+      this.logger.warn(`Stripe event ${eventId} (${String(type)}) has no data.object; ignored.`);
+      return;
+    }
+    if (typeof type !== 'string' || !CREDITING_TYPES.has(type)) return;
+    if (type === 'checkout.session.completed' && session.payment_status !== 'paid') return;
+
+    const sessionId = session.id;
+    const amount = session.amount_total;
+    const created = event?.created;
+    if (
+      typeof sessionId !== 'string' ||
+      sessionId.length === 0 ||
+      sessionId.length > MAX_ID_LENGTH ||
+      !Number.isSafeInteger(amount) ||
+      (amount as number) <= 0 ||
+      !Number.isSafeInteger(created) ||
+      (created as number) < 0 ||
+      (created as number) > MAX_CREATED_SECONDS
+    ) {
+      this.logger.error(
+        `Stripe event ${eventId} (${type}) carries no usable session id, amount_total or created; nothing credited, left for an operator.`,
+      );
+      return;
+    }
+    const reference = session.client_reference_id ?? record(session.metadata)?.organization_id;
+    const organizationId = typeof reference === 'string' ? reference : null;
     const [org] = organizationId
       ? ((await tx.query(`SELECT id FROM organizations WHERE id::text = $1`, [organizationId])) as { id: string }[])
       : [];
-    if (!org || session.amount_total === null) {
-      this.logger.error(`Paid checkout ${session.id} names no known organization or amount; left for an operator.`);
+    if (!org) {
+      this.logger.error(`Paid checkout ${sessionId} (event ${eventId}) names no known organization; left for an operator.`);
       return;
     }
     await this.ledger.credit(tx, {
       organizationId: org.id,
       kind: 'purchase',
-      cents: session.amount_total,
-      occurredAt: new Date(event.created * 1000),
-      providerReference: session.id,
+      cents: amount as number,
+      occurredAt: new Date((created as number) * 1000),
+      providerReference: sessionId,
     });
   }
+}
+
+function record(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }

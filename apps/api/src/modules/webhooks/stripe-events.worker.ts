@@ -1,6 +1,5 @@
 import { QUEUES, type StoredEventsJob } from '@app/contracts';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import type Stripe from 'stripe';
 import { QueueRegistry } from '../../queue/queue-registry';
 import { PurchaseSettlement } from '../billing/purchase-settlement';
 import { InboundEvents } from './inbound-events';
@@ -21,7 +20,7 @@ export class StripeEventsWorker implements OnModuleInit {
       const failures: unknown[] = [];
       for (const event of job.data.events) {
         await this.events
-          .applyOnce('stripe', event.id, (tx, payload) => this.settlement.apply(tx, payload as Stripe.Event))
+          .applyOnce('stripe', event.id, (tx, payload) => this.settlement.apply(tx, payload))
           .catch((error: unknown) => failures.push(error));
       }
       if (failures.length > 0) throw failures[0];

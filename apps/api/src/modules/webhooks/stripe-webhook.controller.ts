@@ -6,6 +6,14 @@ import { ApiError } from '../../common/errors/api-error';
 import { StripeGateway } from '../billing/stripe.gateway';
 import { InboundEvents } from './inbound-events';
 
+/** Stripe's ids are at most 255 characters; a longer one could not be a key of the stored events. */
+const MAX_EVENT_ID_LENGTH = 255;
+// PostgreSQL's text and jsonb hold neither U+0000 nor a lone UTF-16 surrogate, in keys or values;
+// and serializing the payload recurses, so its depth is bounded (Stripe's events are a few levels deep).
+const LONE_SURROGATE = /\p{Cs}/u;
+const unstorable = (text: string) => text.includes('\u0000') || LONE_SURROGATE.test(text);
+const MAX_DEPTH = 100;
+
 /** Stripe webhooks: signature checked over the raw body, stored by event id, then applied from the queue. */
 @ApiExcludeController()
 @Public()
@@ -20,9 +28,40 @@ export class StripeWebhookController {
   @HttpCode(200)
   async receive(@Req() request: RawBodyRequest<Request>): Promise<{ received: true }> {
     const signature = request.headers['stripe-signature'];
-    const event = this.stripe.verifyWebhook(request.rawBody ?? Buffer.alloc(0), typeof signature === 'string' ? signature : undefined);
-    if (!event) throw new ApiError(400, 'The Stripe-Signature header does not verify.');
-    await this.events.store({ provider: 'stripe', eventId: event.id, eventType: event.type, subject: null, payload: event });
+    const verified = this.stripe.verifyWebhook(request.rawBody ?? Buffer.alloc(0), typeof signature === 'string' ? signature : undefined);
+    if (!verified) throw new ApiError(400, 'The Stripe-Signature header does not verify.');
+    const event = verified.payload;
+    // Signed, but not necessarily an event: only an object with an id and a type can be stored and
+    // deduplicated. Anything else is refused, and nothing is stored.
+    const { id, type } =
+      typeof event === 'object' && event !== null && !Array.isArray(event) ? (event as { id?: unknown; type?: unknown }) : {};
+    if (typeof id !== 'string' || id.length === 0 || id.length > MAX_EVENT_ID_LENGTH || typeof type !== 'string') {
+      throw new ApiError(400, `The payload is not a Stripe event: it needs an "id" (1 to ${MAX_EVENT_ID_LENGTH} characters) and a "type".`);
+    }
+    if (!storable(event)) {
+      throw new ApiError(
+        400,
+        `The Stripe event cannot be stored: it is nested deeper than ${MAX_DEPTH} levels or contains U+0000 or an unpaired surrogate.`,
+      );
+    }
+    await this.events.store({ provider: 'stripe', eventId: id, eventType: type, subject: null, payload: event });
     return { received: true };
   }
+}
+
+function storable(payload: unknown): boolean {
+  const pending: [unknown, number][] = [[payload, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, depth] = next;
+    if (typeof value === 'string') {
+      if (unstorable(value)) return false;
+    } else if (typeof value === 'object' && value !== null) {
+      if (depth >= MAX_DEPTH) return false;
+      for (const [key, item] of Object.entries(value)) {
+        if (unstorable(key)) return false;
+        pending.push([item, depth + 1]);
+      }
+    }
+  }
+  return true;
 }

@@ -1,0 +1,66 @@
+import { Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Ledger } from './ledger';
+import { PurchaseSettlement } from './purchase-settlement';
+
+const ORG = '11111111-1111-4111-8111-111111111111';
+const paid = (object: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  id: 'evt_1',
+  object: 'event',
+  type: 'checkout.session.completed',
+  created: 1_780_000_000,
+  data: { object: { id: 'cs_1', payment_status: 'paid', amount_total: 2500, client_reference_id: ORG, ...object } },
+  ...extra,
+});
+
+describe('PurchaseSettlement', () => {
+  let credit: jest.Mock;
+  let query: jest.Mock;
+  let settlement: PurchaseSettlement;
+  const tx = () => ({ query }) as unknown as EntityManager;
+
+  beforeEach(() => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    credit = jest.fn().mockResolvedValue(null);
+    query = jest.fn().mockResolvedValue([{ id: ORG }]);
+    settlement = new PurchaseSettlement({ credit } as unknown as Ledger);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  it('credits a paid checkout', async () => {
+    await settlement.apply(tx(), paid({}));
+    expect(credit).toHaveBeenCalledWith(expect.anything(), {
+      organizationId: ORG,
+      kind: 'purchase',
+      cents: 2500,
+      occurredAt: new Date(1_780_000_000_000),
+      providerReference: 'cs_1',
+    });
+  });
+
+  it.each<[string, unknown]>([
+    ['no data', { id: 'evt_1', type: 'checkout.session.completed', created: 1 }],
+    ['data without object', { id: 'evt_1', type: 'checkout.session.completed', created: 1, data: {} }],
+    ['an object that is a list', { id: 'evt_1', type: 'checkout.session.async_payment_succeeded', created: 1, data: { object: [] } }],
+    ['no amount', paid({ amount_total: null })],
+    ['a negative amount', paid({ amount_total: -5 })],
+    ['a fractional amount', paid({ amount_total: 1.5 })],
+    ['no session id', paid({ id: undefined })],
+    ['no created', paid({}, { created: undefined })],
+    ['a created no date can hold', paid({}, { created: 1e15 })],
+    ['not an object at all', 42],
+  ])('returns without crediting (so the event is marked processed) for an event with %s', async (_, payload) => {
+    await expect(settlement.apply(tx(), payload)).resolves.toBeUndefined();
+    expect(credit).not.toHaveBeenCalled();
+    expect(query).not.toHaveBeenCalled();
+  });
+
+  it('lets a database failure through, so the event is not marked processed and is tried again', async () => {
+    query.mockRejectedValue(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    await expect(settlement.apply(tx(), paid({}))).rejects.toThrow('ECONNREFUSED');
+    credit.mockRejectedValue(new Error('terminating connection due to administrator command'));
+    query.mockResolvedValue([{ id: ORG }]);
+    await expect(settlement.apply(tx(), paid({}))).rejects.toThrow('administrator command');
+  });
+});
