@@ -208,6 +208,7 @@ describe('invite links', () => {
       `${code}x`,
       foreign,
       '%00%ff',
+      `${code.slice(0, 10)}%00${code.slice(11)}`,
       'a'.repeat(300),
       `${code}.${'x'.repeat(5000)}`,
     ];

@@ -78,6 +78,31 @@ describe('OpenAPI document', () => {
     expect(report).toEqual(report.map(({ endpoint }) => ({ endpoint, documented: true, documents422: true })));
   });
 
+  it('types every integer input as integer: no parameter or request-body field is a float', async () => {
+    type Schema = { type?: string; properties?: Record<string, Schema>; $ref?: string };
+    const doc = (await t.http().get('/openapi.json')).body as {
+      paths: Record<
+        string,
+        Record<string, { parameters?: { name: string; schema: Schema }[]; requestBody?: { content: Record<string, { schema: Schema }> } }>
+      >;
+      components: { schemas: Record<string, Schema> };
+    };
+    const floats: string[] = [];
+    for (const [docPath, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const p of operation.parameters ?? []) if (p.schema.type === 'number') floats.push(`${method} ${docPath} ${p.name}`);
+        for (const { schema } of Object.values(operation.requestBody?.content ?? {})) {
+          const body = schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema;
+          for (const [name, field] of Object.entries(body.properties ?? {}))
+            if (field.type === 'number') floats.push(`${method} ${docPath} body.${name}`);
+        }
+      }
+    }
+    expect(floats).toEqual([]);
+    const mint = doc.components.schemas.MintInviteDto.properties!;
+    expect([mint.expires_in_seconds.type, mint.max_uses.type]).toEqual(['integer', 'integer']);
+  });
+
   it('serves every endpoint of the interface (none answers as an unknown route)', async () => {
     const served = [];
     for (const { method, path: specPath } of specEndpoints()) {

@@ -4,7 +4,7 @@ import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { ParticipantUsageView } from '../rooms/room.dto';
 
 export class CheckoutDto {
-  @ApiProperty({ description: 'within min_topup_cents..max_topup_cents of GET /v1/billing/credit' })
+  @ApiProperty({ type: 'integer', description: 'within min_topup_cents..max_topup_cents of GET /v1/billing/credit' })
   @IntRule({})
   amount_cents!: number;
 
