@@ -6,6 +6,7 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { createRootLogger, JsonLogger, requestLogging } from './common/logging/request-logging';
 import { InputValidationPipe } from './common/validation/validation.pipe';
 import type { AppConfig } from './config/app-config';
+import type { IncomingMessage } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { mountOpenApi } from './openapi';
 
@@ -24,7 +25,8 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
   app.useBodyParser('text', { type: 'application/webhook+json', limit: '1mb' });
   // Any other body is read as text rather than ignored: a body that is not JSON gets 422
   // model_attributes_type (as in FastAPI), never a room made from defaults.
-  app.useBodyParser('text', { type: () => true, limit: '1mb' });
+  // (A zero-length body is no body: left undefined, it counts as an empty object.)
+  app.useBodyParser('text', { type: (req: IncomingMessage) => req.headers['content-length'] !== '0', limit: '1mb' });
   app.disable('x-powered-by');
   app.set('etag', false);
   app.useGlobalPipes(new InputValidationPipe());

@@ -1,13 +1,14 @@
-/**
+/*
  * Keys of deferred hot-row writes (see HotRowWrites). Deferred writes run in key order, so every
- * transaction takes these row locks in the same order: the rows of rooms it already holds locked,
- * the charges it appends, then usage slots (by organization and time) and after them the
+ * transaction takes these row locks in the same order: the charges it appends, the totals of the
+ * rooms it already holds locked, then usage slots (by organization and time) and after them the
  * organization's usage version, then balances.
  */
-/** The totals of every room the transaction charged, written by one statement (see HotRowWrites.addToGroup). */
-export const ROOM_TOTALS_KEY = '0.room.totals';
 
 export const LEDGER_CHARGES_KEY = '0.ledger.charges';
+
+/** The totals of every room the transaction charged, written by one statement (see HotRowWrites.addToGroup). */
+export const ROOM_TOTALS_KEY = '0.room.totals';
 
 export const usageSlotKey = (organizationId: string, slotSeconds: number) =>
   `1.usage.${organizationId}.${String(slotSeconds).padStart(12, '0')}`;

@@ -209,22 +209,25 @@ describe('API keys', () => {
       expect(count).toBe(1);
     });
 
-    it.each([42, true, 'x', [1]])('rejects the JSON body %j, valid JSON but not an object, with model_attributes_type', async (body) => {
-      const org = await createOrganization(t);
-      const res = await t.http().post('/v1/api-keys').set(org.auth).set('Content-Type', 'application/json').send(JSON.stringify(body));
-      expect(res.status).toBe(422);
-      expect(res.body).toEqual({
-        detail: [
-          {
-            loc: ['body'],
-            msg: 'Input should be a valid dictionary or object to extract fields from',
-            type: 'model_attributes_type',
-            input: body,
-            ctx: {},
-          },
-        ],
-      });
-    });
+    it.each([42, true, 'x', '', null, [1]])(
+      'rejects the JSON body %j, valid JSON but not an object, with model_attributes_type',
+      async (body) => {
+        const org = await createOrganization(t);
+        const res = await t.http().post('/v1/api-keys').set(org.auth).set('Content-Type', 'application/json').send(JSON.stringify(body));
+        expect(res.status).toBe(422);
+        expect(res.body).toEqual({
+          detail: [
+            {
+              loc: ['body'],
+              msg: 'Input should be a valid dictionary or object to extract fields from',
+              type: 'model_attributes_type',
+              input: body,
+              ctx: {},
+            },
+          ],
+        });
+      },
+    );
 
     it('counts characters as code points: 60 letters each with a variation selector are 120 characters', async () => {
       const org = await createOrganization(t);

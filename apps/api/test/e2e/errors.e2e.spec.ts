@@ -13,13 +13,30 @@ describe('error model', () => {
   it('answers an unknown route with a 404 detail body', async () => {
     const res = await t.http().get('/v1/nothing-here').set(org.auth);
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ detail: 'Not Found' });
+    expect(res.body).toEqual({ detail: 'There is no endpoint at this path.' });
+  });
+
+  it.each([
+    ['put', '/v1/rooms', 'GET, HEAD, POST', 'PUT is not allowed on this path; use GET or POST.'],
+    ['post', '/v1/users/me', 'GET, HEAD', 'POST is not allowed on this path; use GET.'],
+    ['get', '/v1/billing/checkout', 'POST', 'GET is not allowed on this path; use POST.'],
+    [
+      'patch',
+      '/v1/rooms/00000000-0000-4000-8000-000000000000',
+      'DELETE, GET, HEAD',
+      'PATCH is not allowed on this path; use DELETE or GET.',
+    ],
+  ])('answers %s %s, a path served with other methods, 405 with Allow: %s', async (method, path, allow, detail) => {
+    for (const auth of [org.auth, {}]) {
+      const res = await t.http()[method as 'get'](path).set(auth);
+      expect({ status: res.status, allow: res.headers.allow, body: res.body }).toEqual({ status: 405, allow, body: { detail } });
+    }
   });
 
   it('answers an unknown route without credentials with 404 too', async () => {
     const res = await t.http().post('/nope');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ detail: 'Not Found' });
+    expect(res.body).toEqual({ detail: 'There is no endpoint at this path.' });
   });
 
   it('answers malformed JSON with a 422 json_invalid entry', async () => {
@@ -66,10 +83,27 @@ describe('error model', () => {
     expect((await t.http().get('/v1/api-keys').set(org.auth)).body.items).toHaveLength(before);
   });
 
-  it('takes a request without a body as an empty object', async () => {
-    const res = await t.http().post('/v1/api-keys').set(org.auth);
+  it('takes a request without a body, or with an empty one, as an empty object', async () => {
+    for (const type of [null, 'application/json', 'text/plain']) {
+      const req = t.http().post('/v1/api-keys').set(org.auth);
+      const res = await (type ? req.set('Content-Type', type).send('') : req);
+      expect({ type, status: res.status, detail: res.body.detail }).toEqual({
+        type,
+        status: 422,
+        detail: [{ loc: ['body', 'name'], msg: 'Field required', type: 'missing', input: {}, ctx: {} }],
+      });
+    }
+  });
+
+  it('answers a body nested thousands of levels deep with 422, not a server error', async () => {
+    const deep = `{"name": ${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    const res = await t.http().post('/v1/api-keys').set(org.auth).set('Content-Type', 'application/json').send(deep);
     expect(res.status).toBe(422);
-    expect(res.body.detail).toEqual([{ loc: ['body', 'name'], msg: 'Field required', type: 'missing', input: {}, ctx: {} }]);
+    expect(res.body.detail).toEqual([
+      { loc: ['body'], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: 'nested deeper than 64 levels' } },
+    ]);
+    const fine = `{"name": "x", "extra": ${'['.repeat(60)}${']'.repeat(60)}}`;
+    expect((await t.http().post('/v1/api-keys').set(org.auth).set('Content-Type', 'application/json').send(fine)).status).toBe(201);
   });
 
   it('answers a JSON array body with model_attributes_type', async () => {

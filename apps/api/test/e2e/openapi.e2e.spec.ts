@@ -110,7 +110,7 @@ describe('OpenAPI document', () => {
       const res = await t.http()[method as 'get'](concrete).set(org.auth);
       served.push({
         endpoint: `${method.toUpperCase()} ${specPath}`,
-        unknownRoute: res.status === 404 && res.body?.detail === 'Not Found',
+        unknownRoute: res.status === 404 && res.body?.detail === 'There is no endpoint at this path.',
       });
     }
     expect(served).toEqual(served.map(({ endpoint }) => ({ endpoint, unknownRoute: false })));

@@ -74,7 +74,7 @@ describe('translation stats', () => {
     await report('AJ_1.latency.2.en>de', latency(room, '2025-01-01T10:01:00.000Z', 'en>de', 800, 700, 10, 2.25));
     await storedEvents(room.id, 4);
 
-    const res = await h.t.http().get(`/v1/rooms/${room.id}/translation-stats`).set(org.auth);
+    const res = await h.t.http().get(`/v1/rooms/${room.id.toUpperCase()}/translation-stats`).set(org.auth);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       room_id: room.id,

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { ApiError, INVITE_NOT_FOUND } from './api-error';
 import { DOMAIN_ERROR_STATUS } from './error-status';
 import { everyInputIssue } from '../validation/route-inputs';
+import { NO_ENDPOINT, isUnmatchedRoute, unmatchedRouteAnswer } from './route-not-found';
 import { RequestValidationError, type ValidationIssue } from './validation-error';
 
 interface Answer {
@@ -15,7 +16,7 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request.',
   401: 'Not authenticated.',
   403: 'Forbidden.',
-  404: 'Not Found',
+  404: NO_ENDPOINT,
   405: 'Method not allowed.',
   413: 'Request body is too large.',
   415: 'Unsupported media type.',
@@ -66,7 +67,7 @@ export function answerFor(error: unknown): Answer | null {
 /** A path parameter that cannot even be URL-decoded names nothing that exists: the route's own 404. */
 function undecodablePath(error: unknown, path: string): Answer | null {
   if (!(error instanceof Error) || !error.message.startsWith('Failed to decode param')) return null;
-  return { status: 404, body: { detail: path.startsWith('/v1/invites/') ? INVITE_NOT_FOUND : 'Not Found' } };
+  return { status: 404, body: { detail: path.startsWith('/v1/invites/') ? INVITE_NOT_FOUND : NO_ENDPOINT } };
 }
 
 /** Turns every error into the interface's body: the 422 list, or `{"detail": "..."}`. Internals are logged, never sent. */
@@ -78,7 +79,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
-    let answer = undecodablePath(error, request.path) ?? answerFor(error);
+    let answer =
+      undecodablePath(error, request.path) ?? (isUnmatchedRoute(error, request) ? unmatchedRouteAnswer(request) : answerFor(error));
     if (error instanceof RequestValidationError) {
       const issues = everyInputIssue(request);
       if (issues && issues.length > 0) answer = { status: 422, body: { detail: issues } };

@@ -158,12 +158,14 @@ export function EnumRule(values: readonly string[], options: { optional?: boolea
   };
 }
 
-/** A UUID written without hyphens (as Pydantic accepts it) in its usual form; anything else as it was. */
-const withUuidHyphens = Transform(({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^[0-9a-f]{32}$/i.test(value)
-    ? `${value.slice(0, 8)}-${value.slice(8, 12)}-${value.slice(12, 16)}-${value.slice(16, 20)}-${value.slice(20)}`.toLowerCase()
-    : value,
-);
+/** A UUID in capitals or without hyphens (as Pydantic accepts them) in its usual form; anything else as it was. */
+const withUuidHyphens = Transform(({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  if (/^[0-9a-f]{32}$/i.test(value)) {
+    return `${value.slice(0, 8)}-${value.slice(8, 12)}-${value.slice(12, 16)}-${value.slice(16, 20)}-${value.slice(20)}`.toLowerCase();
+  }
+  return /^[0-9a-f-]{36}$/i.test(value) ? value.toLowerCase() : value;
+});
 
 export function UuidRule(): PropertyDecorator {
   return (target, key) => {

@@ -66,6 +66,19 @@ function fieldOrderOf(metatype: new () => object): Map<string, number> {
   return order;
 }
 
+/** class-transformer recurses through the input: a body nested thousands deep would overflow the stack. */
+const MAX_NESTING = 64;
+
+function nestedDeeperThan(value: object, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [next, depth] = pending.pop()!;
+    if (depth > limit) return true;
+    for (const child of Object.values(next as object)) if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** The value a pipe receives for one parameter and how it was declared. */
 export interface InputToValidate {
   value: unknown;
@@ -85,7 +98,8 @@ export function inputIssues(input: InputToValidate): { instance: object | null; 
   const { value } = input;
   if (!metatype) return { instance: null, issues: [] };
   const location = LOCATION[input.type];
-  const raw = value === undefined || value === null || value === '' ? {} : value;
+  // Only an absent body is an empty object: JSON `null` or `""` was sent, and is not an object.
+  const raw = value === undefined ? {} : value;
   if (!isPlainObject(raw)) {
     const issue = {
       loc: [location],
@@ -93,6 +107,10 @@ export function inputIssues(input: InputToValidate): { instance: object | null; 
       type: 'model_attributes_type',
     };
     return { instance: null, issues: [{ ...issue, input: raw, ctx: {} }] };
+  }
+  if (nestedDeeperThan(raw, MAX_NESTING)) {
+    const error = `nested deeper than ${MAX_NESTING} levels`;
+    return { instance: null, issues: [{ loc: [location], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error } }] };
   }
   const instance: object = plainToInstance(metatype, raw);
   const errors = validateSync(instance, { forbidUnknownValues: false });

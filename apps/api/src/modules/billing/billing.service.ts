@@ -1,13 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import { toPage, type Page } from '../../common/pagination/page';
 import { VersionedCache } from '../../common/caching/versioned-cache';
 import { APP_CONFIG } from '../../config/config.module';
-import { preparedQuery } from '../../database/prepared-query';
+import { poolOf, preparedQuery } from '../../database/prepared-query';
 import type { AppConfig } from '../../config/app-config';
 import type { ParticipantUsageView } from '../rooms/room.dto';
 import type { CheckoutDto, CheckoutView, CreditView, HistoryLineView, HistoryQueryDto, RoomUsageView } from './billing.dto';
@@ -33,12 +32,6 @@ const BREAKDOWN_MARKER = /"@@breakdown:([0-9a-f-]{36})@@"/g;
 const breakdownMarker = (roomId: string) => `@@breakdown:${roomId}@@` as unknown as ParticipantUsageView[];
 
 const HISTORY_VERSION = `SELECT coalesce((SELECT version FROM history_versions WHERE organization_id = $1), 0)::text AS version`;
-
-/** Runs a named (prepared once per connection) statement on the client of a page's snapshot. */
-async function snapshotQuery<T extends QueryResultRow>(client: PoolClient, name: string, text: string, values: unknown[]): Promise<T[]> {
-  const { rows } = await client.query<T>({ name, text, values });
-  return rows;
-}
 
 /** Appends `session_id={CHECKOUT_SESSION_ID}` (Stripe fills in the placeholder; it must stay unencoded). */
 export function withSessionId(url: string): string {
@@ -116,7 +109,7 @@ export class BillingService {
    * always equals its breakdown and a call's line its room, whatever commits meanwhile.
    */
   private async inSnapshot<T>(read: (client: PoolClient) => Promise<T>): Promise<T> {
-    const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
+    const pool = poolOf(this.dataSource);
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
@@ -142,9 +135,9 @@ export class BillingService {
    * page's own snapshot: the page is cached under exactly the version of the data it shows.
    */
   private async historyPage(client: PoolClient, actor: Actor, query: HistoryQueryDto): Promise<{ version: string; body: string }> {
-    const [{ version }] = await snapshotQuery<{ version: string }>(client, 'history_version', HISTORY_VERSION, [actor.organizationId]);
+    const [{ version }] = await preparedQuery<{ version: string }>(client, 'history_version', HISTORY_VERSION, [actor.organizationId]);
     // bigint: offset may be any safe integer, and limit + offset must not overflow int4.
-    const rows: LineRow[] = await snapshotQuery(
+    const rows: LineRow[] = await preparedQuery(
       client,
       'history_page',
       `SELECT kind, occurred_at, delta_cents, currency, provider_reference, room_id FROM (
@@ -186,7 +179,7 @@ export class BillingService {
   ): Promise<Map<string, RoomUsageView>> {
     const ids = lines.flatMap((line) => (line.room_id ? [line.room_id] : []));
     if (ids.length === 0) return new Map();
-    const rooms: RoomRow[] = await snapshotQuery(
+    const rooms: RoomRow[] = await preparedQuery(
       client,
       'history_rooms',
       `SELECT r.id, r.name, r.streaming_mode, r.started_at, r.ended_at, r.total_connection_minutes, r.total_charged_cents
@@ -199,7 +192,7 @@ export class BillingService {
     if (withParticipants) {
       // A page can carry thousands of connections: Postgres writes their JSON, which is far cheaper
       // than turning each row into JS objects and dates first.
-      const rows: { room_id: string; participants: string }[] = await snapshotQuery(
+      const rows: { room_id: string; participants: string }[] = await preparedQuery(
         client,
         'history_breakdowns',
         `SELECT c.room_id, json_agg(json_build_object(
