@@ -233,6 +233,11 @@ describe('Stripe webhooks', () => {
       expect({ body: body.slice(0, 80), status: res.status }).toEqual({ body: body.slice(0, 80), status: 400 });
       expect(res.body).toEqual({ detail: expect.stringMatching(/Stripe event/) });
     }
+    // Signed text that is not JSON at all (sent as text/plain, so the JSON body parser lets it through).
+    const notJson = signStripePayload('not json');
+    const res = await deliver({ ...notJson, headers: { ...notJson.headers, 'content-type': 'text/plain' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'The signed payload is not a Stripe event: it is not JSON.' });
     expect(await count()).toBe(before);
 
     // A genuine event is still taken afterwards.
