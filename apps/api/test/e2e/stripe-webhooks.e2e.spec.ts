@@ -235,7 +235,11 @@ describe('Stripe webhooks', () => {
     }
     // Signed text that is not JSON at all (sent as text/plain, so the JSON body parser lets it through).
     const notJson = signStripePayload('not json');
-    const res = await deliver({ ...notJson, headers: { ...notJson.headers, 'content-type': 'text/plain' } });
+    const res = await t
+      .http()
+      .post('/v1/webhooks/stripe')
+      .set({ ...notJson.headers, 'content-type': 'text/plain' })
+      .send(notJson.body);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'The signed payload is not a Stripe event: it is not JSON.' });
     expect(await count()).toBe(before);
