@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AccessToken, RoomServiceClient, WebhookReceiver, type WebhookEvent } from 'livekit-server-sdk';
 import { ApiError } from '../../common/errors/api-error';
@@ -63,7 +64,8 @@ export class LiveKitGateway {
     });
     token.addGrant({ roomJoin: true, room: grant.livekitRoom, canPublish: true, canSubscribe: true, canPublishData: true });
     const jwt = await token.toJwt();
-    return { token: jwt, expiresAt: expiryOf(jwt) };
+    // The `exp` the SDK stamped when signing, so `expires_at` is exactly the token's own expiry.
+    return { token: jwt, expiresAt: new Date((decodeJwt(jwt).exp ?? 0) * 1000) };
   }
 
   /** Verifies the signature LiveKit puts in the Authorization header; null when it does not verify. */
@@ -88,10 +90,4 @@ function isTwirpNotFound(error: unknown): boolean {
     error !== null &&
     ((error as { code?: unknown }).code === 'not_found' || (error as { status?: unknown }).status === 404)
   );
-}
-
-/** The `exp` the SDK stamped when signing, so `expires_at` is exactly the token's own expiry. */
-function expiryOf(jwt: string): Date {
-  const payload = JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8')) as { exp: number };
-  return new Date(payload.exp * 1000);
 }
