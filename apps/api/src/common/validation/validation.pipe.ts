@@ -2,6 +2,7 @@ import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/c
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 import { RequestValidationError, type ValidationIssue } from '../errors/validation-error';
+import { isJsonObject, withinJsonLimits } from '../json/json-shape';
 import { intTypeIssue, type IssueContext } from './rules';
 
 /** A DTO class may add rules class-validator cannot express (e.g. several issues for one list). */
@@ -14,14 +15,10 @@ export interface MoreRules {
 
 const LOCATION: Record<ArgumentMetadata['type'], string> = { body: 'body', query: 'query', param: 'path', custom: 'body' };
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function contextOf(error: ValidationError, constraint: string): IssueContext {
   const context: unknown = error.contexts?.[constraint];
-  if (isPlainObject(context) && context.dynamic === 'int') return intTypeIssue(error.value);
-  if (isPlainObject(context) && typeof context.type === 'string') return context as unknown as IssueContext;
+  if (isJsonObject(context) && context.dynamic === 'int') return intTypeIssue(error.value);
+  if (isJsonObject(context) && typeof context.type === 'string') return context as unknown as IssueContext;
   return { type: 'value_error', msg: `Value error, ${error.constraints?.[constraint] ?? 'invalid value'}`, rank: 9 };
 }
 
@@ -69,16 +66,6 @@ function fieldOrderOf(metatype: new () => object): Map<string, number> {
 /** class-transformer recurses through the input: a body nested thousands deep would overflow the stack. */
 const MAX_NESTING = 64;
 
-function nestedDeeperThan(value: object, limit: number): boolean {
-  const pending: [unknown, number][] = [[value, 0]];
-  while (pending.length > 0) {
-    const [next, depth] = pending.pop()!;
-    if (depth > limit) return true;
-    for (const child of Object.values(next as object)) if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
-  }
-  return false;
-}
-
 /** The value a pipe receives for one parameter and how it was declared. */
 export interface InputToValidate {
   value: unknown;
@@ -100,7 +87,7 @@ export function inputIssues(input: InputToValidate): { instance: object | null; 
   const location = LOCATION[input.type];
   // Only an absent body is an empty object: JSON `null` or `""` was sent, and is not an object.
   const raw = value === undefined ? {} : value;
-  if (!isPlainObject(raw)) {
+  if (!isJsonObject(raw)) {
     const issue = {
       loc: [location],
       msg: 'Input should be a valid dictionary or object to extract fields from',
@@ -108,7 +95,7 @@ export function inputIssues(input: InputToValidate): { instance: object | null; 
     };
     return { instance: null, issues: [{ ...issue, input: raw, ctx: {} }] };
   }
-  if (nestedDeeperThan(raw, MAX_NESTING)) {
+  if (!withinJsonLimits(raw, MAX_NESTING)) {
     const error = `nested deeper than ${MAX_NESTING} levels`;
     return { instance: null, issues: [{ loc: [location], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error } }] };
   }

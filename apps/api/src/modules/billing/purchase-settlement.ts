@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { asJsonObject } from '../../common/json/json-shape';
 import { Ledger } from './ledger';
 
 /** The event types that credit a checkout (the first only when its payment_status is `paid`). */
@@ -26,10 +27,10 @@ export class PurchaseSettlement {
   constructor(private readonly ledger: Ledger) {}
 
   async apply(tx: EntityManager, payload: unknown): Promise<void> {
-    const event = record(payload);
+    const event = asJsonObject(payload);
     const eventId = String(event?.id);
     const type = event?.type;
-    const session = record(record(event?.data)?.object);
+    const session = asJsonObject(asJsonObject(event?.data)?.object);
     if (!session) {
       this.logger.warn(`Stripe event ${eventId} (${String(type)}) has no data.object; ignored.`);
       return;
@@ -55,7 +56,7 @@ export class PurchaseSettlement {
       );
       return;
     }
-    const reference = session.client_reference_id ?? record(session.metadata)?.organization_id;
+    const reference = session.client_reference_id ?? asJsonObject(session.metadata)?.organization_id;
     const organizationId = typeof reference === 'string' ? reference : null;
     const [org] = organizationId
       ? ((await tx.query(`SELECT id FROM organizations WHERE id::text = $1`, [organizationId])) as { id: string }[])
@@ -72,8 +73,4 @@ export class PurchaseSettlement {
       providerReference: sessionId,
     });
   }
-}
-
-function record(value: unknown): Record<string, unknown> | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }

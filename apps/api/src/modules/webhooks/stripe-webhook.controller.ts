@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../../common/auth/public.decorator';
 import { ApiError } from '../../common/errors/api-error';
+import { asJsonObject, withinJsonLimits } from '../../common/json/json-shape';
 import { StripeGateway } from '../billing/stripe.gateway';
 import { InboundEvents } from './inbound-events';
 
@@ -11,7 +12,7 @@ const MAX_EVENT_ID_LENGTH = 255;
 // PostgreSQL's text and jsonb hold neither U+0000 nor a lone UTF-16 surrogate, in keys or values;
 // and serializing the payload recurses, so its depth is bounded (Stripe's events are a few levels deep).
 const LONE_SURROGATE = /\p{Cs}/u;
-const unstorable = (text: string) => text.includes('\u0000') || LONE_SURROGATE.test(text);
+const storableText = (text: string) => !text.includes('\u0000') && !LONE_SURROGATE.test(text);
 const MAX_DEPTH = 100;
 
 /** Stripe webhooks: signature checked over the raw body, stored by event id, then applied from the queue. */
@@ -33,12 +34,11 @@ export class StripeWebhookController {
     const event = verified.payload;
     // Signed, but not necessarily an event: only an object with an id and a type can be stored and
     // deduplicated. Anything else is refused, and nothing is stored.
-    const { id, type } =
-      typeof event === 'object' && event !== null && !Array.isArray(event) ? (event as { id?: unknown; type?: unknown }) : {};
+    const { id, type } = asJsonObject(event) ?? {};
     if (typeof id !== 'string' || id.length === 0 || id.length > MAX_EVENT_ID_LENGTH || typeof type !== 'string') {
       throw new ApiError(400, `The payload is not a Stripe event: it needs an "id" (1 to ${MAX_EVENT_ID_LENGTH} characters) and a "type".`);
     }
-    if (!storable(event)) {
+    if (!withinJsonLimits(event, MAX_DEPTH, storableText)) {
       throw new ApiError(
         400,
         `The Stripe event cannot be stored: it is nested deeper than ${MAX_DEPTH} levels or contains U+0000 or an unpaired surrogate.`,
@@ -47,21 +47,4 @@ export class StripeWebhookController {
     await this.events.store({ provider: 'stripe', eventId: id, eventType: type, subject: null, payload: event });
     return { received: true };
   }
-}
-
-function storable(payload: unknown): boolean {
-  const pending: [unknown, number][] = [[payload, 0]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [value, depth] = next;
-    if (typeof value === 'string') {
-      if (unstorable(value)) return false;
-    } else if (typeof value === 'object' && value !== null) {
-      if (depth >= MAX_DEPTH) return false;
-      for (const [key, item] of Object.entries(value)) {
-        if (unstorable(key)) return false;
-        pending.push([item, depth + 1]);
-      }
-    }
-  }
-  return true;
 }
