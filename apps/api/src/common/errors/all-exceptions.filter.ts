@@ -70,6 +70,19 @@ function undecodablePath(error: unknown, path: string): Answer | null {
   return { status: 404, body: { detail: path.startsWith('/v1/invites/') ? INVITE_NOT_FOUND : NO_ENDPOINT } };
 }
 
+function answerTo(error: unknown, request: Request): Answer | null {
+  const undecodable = undecodablePath(error, request.path);
+  if (undecodable) return undecodable;
+  if (isUnmatchedRoute(error, request)) return unmatchedRouteAnswer(request);
+  if (error instanceof RequestValidationError) {
+    // Nest stops at the first input that fails: the request is validated again as a whole, so the
+    // 422 names every violated field of the path, the query and the body.
+    const issues = everyInputIssue(request);
+    return { status: 422, body: { detail: issues && issues.length > 0 ? issues : error.issues } };
+  }
+  return answerFor(error);
+}
+
 /** Turns every error into the interface's body: the 422 list, or `{"detail": "..."}`. Internals are logged, never sent. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -79,12 +92,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
-    let answer =
-      undecodablePath(error, request.path) ?? (isUnmatchedRoute(error, request) ? unmatchedRouteAnswer(request) : answerFor(error));
-    if (error instanceof RequestValidationError) {
-      const issues = everyInputIssue(request);
-      if (issues && issues.length > 0) answer = { status: 422, body: { detail: issues } };
-    }
+    let answer = answerTo(error, request);
     if (!answer) {
       this.logger.error({ err: error, path: request.path, requestId: request.id }, 'Unhandled error');
       answer = { status: 500, body: { detail: 'Internal server error.' } };
