@@ -110,6 +110,8 @@ export function exceedsMaxWindow(start: DateTime, end: DateTime, timezone: strin
  * year 9999, in `timezone`: such a bucket has no RFC 3339 date-time (`2026-…` has four digits).
  */
 function outsideYears(start: DateTime, end: DateTime, granularity: Granularity, timezone: string): [boolean, boolean] {
+  // An offset or a week moves a boundary by days at most: only windows at the edges of the range need the zone.
+  if (start.year > 1 && end.year < 9999) return [false, false];
   const zone = ianaZone(timezone);
   const first = start.setZone(zone).startOf(granularity);
   const last = end.minus({ milliseconds: 1 }).setZone(zone);
