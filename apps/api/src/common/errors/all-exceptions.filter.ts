@@ -6,7 +6,7 @@ import { everyInputIssue } from '../validation/route-inputs';
 import { NO_ENDPOINT, isUnmatchedRoute, unmatchedRouteAnswer } from './route-not-found';
 import { RequestValidationError, type ValidationIssue } from './validation-error';
 
-interface Answer {
+export interface Answer {
   status: number;
   body: { detail: string | ValidationIssue[] };
   headers?: Record<string, string>;

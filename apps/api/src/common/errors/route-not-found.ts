@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { Answer } from './all-exceptions.filter';
 
 export const NO_ENDPOINT = 'There is no endpoint at this path.';
 
@@ -25,7 +26,7 @@ export function allowedMethods(request: Request): string[] {
 }
 
 /** 405 with `Allow` for a path served with other methods, else 404: as users of HTTP APIs expect. */
-export function unmatchedRouteAnswer(request: Request): { status: number; body: { detail: string }; headers?: Record<string, string> } {
+export function unmatchedRouteAnswer(request: Request): Answer {
   const allowed = allowedMethods(request);
   if (allowed.length === 0) return { status: 404, body: { detail: NO_ENDPOINT } };
   const listed = allowed.filter((method) => method !== 'HEAD');
