@@ -1,3 +1,4 @@
+import { issueKinds } from '../support/issue-kinds';
 import { Client } from 'pg';
 import { Ledger } from '../../src/modules/billing/ledger';
 import { createOrganization, type TestOrganization } from '../support/factories';
@@ -369,7 +370,7 @@ describe('billing', () => {
 
         const invalid = await post({ amount_cents: 1000.5, success_url: 'not a url' });
         expect(invalid.status).toBe(422);
-        expect(invalid.body.detail.map((d: { loc: string[]; type: string }) => [d.loc.join('.'), d.type])).toEqual([
+        expect(issueKinds(invalid)).toEqual([
           ['body.amount_cents', 'int_from_float'],
           ['body.success_url', 'url_parsing'],
         ]);

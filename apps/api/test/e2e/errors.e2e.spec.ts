@@ -1,3 +1,4 @@
+import { issueKinds } from '../support/issue-kinds';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -140,7 +141,7 @@ describe('error model', () => {
       .set(org.auth)
       .send({ identity: 'i'.repeat(129), languages: ['xx'] });
     expect(res.status).toBe(422);
-    expect(res.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc.join('.'), d.type])).toEqual([
+    expect(issueKinds(res)).toEqual([
       ['path.room_name', 'string_too_long'],
       ['body.languages.0', 'unsupported_language'],
       ['body.identity', 'string_too_long'],

@@ -1,3 +1,4 @@
+import { issueKinds } from '../support/issue-kinds';
 import { PAGE_QUERY_REJECTIONS } from '../support/page-query-rejections';
 import { createOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
@@ -247,7 +248,7 @@ describe('rooms', () => {
     const org = await createOrganization(h.t);
     const res = await h.t.http().post('/v1/rooms').set(org.auth).send({ room_name: 'has space', streaming_mode: 'stereo' });
     expect(res.status).toBe(422);
-    expect(res.body.detail.map((d: { loc: string[]; type: string }) => [d.loc.join('.'), d.type])).toEqual([
+    expect(issueKinds(res)).toEqual([
       ['body.room_name', 'string_pattern_mismatch'],
       ['body.streaming_mode', 'enum'],
     ]);
