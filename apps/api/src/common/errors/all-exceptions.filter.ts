@@ -6,6 +6,7 @@ import { everyInputIssue } from '../validation/route-inputs';
 import { NO_ENDPOINT, isUnmatchedRoute, unmatchedRouteAnswer } from './route-not-found';
 import { dependencyFailure } from './service-unavailable';
 import { RequestValidationError, type ValidationIssue } from './validation-error';
+import { ReplayedAnswer } from './replayed-answer';
 
 export interface Answer {
   status: number;
@@ -77,13 +78,20 @@ function answerTo(error: unknown, request: Request): Answer | null {
   const undecodable = undecodablePath(error, request.path);
   if (undecodable) return undecodable;
   if (isUnmatchedRoute(error, request)) return unmatchedRouteAnswer(request);
-  if (error instanceof RequestValidationError) {
+  if (error instanceof RequestValidationError && !error.complete) {
     // Nest stops at the first input that fails: the request is validated again as a whole, so the
     // 422 names every violated field of the path, the query and the body.
     const issues = everyInputIssue(request);
     return { status: 422, body: { detail: issues && issues.length > 0 ? issues : error.issues } };
   }
   return answerFor(error);
+}
+
+/** An idempotent request's first answer again, byte for byte. */
+function replay(response: Response, answer: ReplayedAnswer): void {
+  if (answer.contentType) response.setHeader('Content-Type', answer.contentType);
+  response.setHeader('Idempotent-Replayed', 'true');
+  response.status(answer.statusCode).send(Buffer.from(answer.body, 'utf8'));
 }
 
 /** Turns every error into the interface's body: the 422 list, or `{"detail": "..."}`. Internals are logged, never sent. */
@@ -95,6 +103,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
+    if (error instanceof ReplayedAnswer) return replay(response, error);
     let answer = answerTo(error, request);
     if (!answer) {
       this.logger.error({ err: error, path: request.path, requestId: request.id }, 'Unhandled error');
