@@ -4,6 +4,7 @@ import { ApiError, INVITE_NOT_FOUND } from './api-error';
 import { DOMAIN_ERROR_STATUS } from './error-status';
 import { everyInputIssue } from '../validation/route-inputs';
 import { NO_ENDPOINT, isUnmatchedRoute, unmatchedRouteAnswer } from './route-not-found';
+import { dependencyFailure } from './service-unavailable';
 import { RequestValidationError, type ValidationIssue } from './validation-error';
 import { ReplayedAnswer } from './replayed-answer';
 
@@ -46,6 +47,8 @@ function jsonInvalid(message: string): Answer {
 
 export function answerFor(error: unknown): Answer | null {
   if (error instanceof RequestValidationError) return { status: 422, body: { detail: error.issues } };
+  const unavailable = dependencyFailure(error);
+  if (unavailable) return { status: 503, body: { detail: unavailable.message }, headers: unavailable.headers };
   if (error instanceof ApiError) return { status: error.status, body: { detail: error.message }, headers: error.headers };
   if (hasCode(error) && DOMAIN_ERROR_STATUS[error.code] !== undefined) {
     return { status: DOMAIN_ERROR_STATUS[error.code], body: { detail: error.message } };
@@ -106,8 +109,15 @@ export class AllExceptionsFilter implements ExceptionFilter {
       this.logger.error({ err: error, path: request.path, requestId: request.id }, 'Unhandled error');
       answer = { status: 500, body: { detail: 'Internal server error.' } };
     } else if (answer.status >= 500) {
+      const cause = dependencyFailure(error)?.cause;
       this.logger.warn(
-        { requestId: request.id, path: request.path, status: answer.status, detail: answer.body.detail },
+        {
+          requestId: request.id,
+          path: request.path,
+          status: answer.status,
+          detail: answer.body.detail,
+          ...(cause instanceof Error ? { cause: cause.message } : {}),
+        },
         'Answered with a server error',
       );
     }
