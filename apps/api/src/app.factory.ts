@@ -9,6 +9,8 @@ import type { AppConfig } from './config/app-config';
 import type { IncomingMessage, Server } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { mountOpenApi } from './openapi';
+import { httpMetrics } from './modules/metrics/http-metrics';
+import { Metrics } from './modules/metrics/metrics';
 
 /** Builds the configured application; main.ts and the tests share it. */
 export async function createApp(config: AppConfig, logDestination?: DestinationStream): Promise<INestApplication> {
@@ -19,6 +21,7 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
     bodyParser: false, // registered below, once, with our limits
   });
   app.use(requestLogging(logger));
+  app.use(httpMetrics(app.get(Metrics)));
   // Not strict: any JSON value is parsed, so a body that is valid JSON but not an object gets model_attributes_type.
   app.useBodyParser('json', { limit: '1mb', strict: false });
   // LiveKit posts its webhooks as application/webhook+json; keep them as text for the signature check.
