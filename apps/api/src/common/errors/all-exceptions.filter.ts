@@ -5,6 +5,8 @@ import { DOMAIN_ERROR_STATUS } from './error-status';
 import { everyInputIssue } from '../validation/route-inputs';
 import { NO_ENDPOINT, isUnmatchedRoute, unmatchedRouteAnswer } from './route-not-found';
 import { RequestValidationError, type ValidationIssue } from './validation-error';
+import { echoPrefix } from '../json/json-shape';
+import { loggableUrl } from '../logging/request-logging';
 
 export interface Answer {
   status: number;
@@ -43,8 +45,13 @@ function jsonInvalid(message: string): Answer {
   };
 }
 
+/** The 422 body: each issue's `input` cut to a short prefix, so an answer never echoes a large body back. */
+function unprocessable(issues: ValidationIssue[]): Answer {
+  return { status: 422, body: { detail: issues.map((issue) => ({ ...issue, input: echoPrefix(issue.input) })) } };
+}
+
 export function answerFor(error: unknown): Answer | null {
-  if (error instanceof RequestValidationError) return { status: 422, body: { detail: error.issues } };
+  if (error instanceof RequestValidationError) return unprocessable(error.issues);
   if (error instanceof ApiError) return { status: error.status, body: { detail: error.message }, headers: error.headers };
   if (hasCode(error) && DOMAIN_ERROR_STATUS[error.code] !== undefined) {
     return { status: DOMAIN_ERROR_STATUS[error.code], body: { detail: error.message } };
@@ -78,7 +85,7 @@ function answerTo(error: unknown, request: Request): Answer | null {
     // Nest stops at the first input that fails: the request is validated again as a whole, so the
     // 422 names every violated field of the path, the query and the body.
     const issues = everyInputIssue(request);
-    return { status: 422, body: { detail: issues && issues.length > 0 ? issues : error.issues } };
+    return unprocessable(issues && issues.length > 0 ? issues : error.issues);
   }
   return answerFor(error);
 }
@@ -94,11 +101,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = http.getRequest<Request>();
     let answer = answerTo(error, request);
     if (!answer) {
-      this.logger.error({ err: error, path: request.path, requestId: request.id }, 'Unhandled error');
+      this.logger.error({ err: error, path: loggableUrl(request.path), requestId: request.id }, 'Unhandled error');
       answer = { status: 500, body: { detail: 'Internal server error.' } };
     } else if (answer.status >= 500) {
       this.logger.warn(
-        { requestId: request.id, path: request.path, status: answer.status, detail: answer.body.detail },
+        { requestId: request.id, path: loggableUrl(request.path), status: answer.status, detail: answer.body.detail },
         'Answered with a server error',
       );
     }
