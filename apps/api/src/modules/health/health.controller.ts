@@ -1,4 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
+import { NotRateLimited } from '../../common/rate-limiting/not-rate-limited.decorator';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator, type HealthIndicatorResult } from '@nestjs/terminus';
 import { Public } from '../../common/auth/public.decorator';
@@ -6,6 +7,7 @@ import { QueueRegistry } from '../../queue/queue-registry';
 
 @ApiExcludeController()
 @Public()
+@NotRateLimited()
 @Controller('health')
 export class HealthController {
   constructor(

@@ -1,4 +1,5 @@
 import { Controller, HttpCode, Post, Req, type RawBodyRequest } from '@nestjs/common';
+import { NotRateLimited } from '../../common/rate-limiting/not-rate-limited.decorator';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../../common/auth/public.decorator';
@@ -16,6 +17,7 @@ const MAX_DEPTH = 100;
 /** Stripe webhooks: signature checked over the raw body, stored by event id, then applied from the queue. */
 @ApiExcludeController()
 @Public()
+@NotRateLimited()
 @Controller('v1/webhooks/stripe')
 export class StripeWebhookController {
   constructor(
