@@ -6,6 +6,7 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { createRootLogger, JsonLogger, requestLogging } from './common/logging/request-logging';
 import { InputValidationPipe } from './common/validation/validation.pipe';
 import type { AppConfig } from './config/app-config';
+import type { Server } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { mountOpenApi } from './openapi';
 import { registerBodyParsers } from './common/http/body-parsers';
@@ -25,6 +26,10 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
   app.use(refuseEncodedBodies);
   registerBodyParsers(app, config);
   if (config.http.trustProxyHops > 0) app.set('trust proxy', config.http.trustProxyHops);
+  // A client that sends its headers or body too slowly is cut off (408) instead of holding a socket for Node's 300 s.
+  const server = app.getHttpServer() as Server;
+  server.requestTimeout = config.timeouts.httpRequestMs;
+  server.headersTimeout = config.timeouts.httpHeadersMs;
   app.disable('x-powered-by');
   app.set('etag', false);
   app.useGlobalPipes(new InputValidationPipe());

@@ -1,12 +1,20 @@
 import { types } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/app-config';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
 // bigint columns (cents, serial ids) stay far below 2^53: read them as numbers, not strings.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
-export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+export type DatabaseTimeouts = Pick<AppConfig['timeouts'], 'databaseConnectMs' | 'databaseStatementMs' | 'databaseLockMs'>;
+
+/**
+ * Without `timeouts` (migrations, the CLI) statements may run as long as they need. With them (the
+ * API and its workers), a connection or a pool slot that does not come, a statement or a lock wait
+ * that lasts too long, fails fast: the request answers 503 instead of hanging.
+ */
+export function dataSourceOptions(databaseUrl: string, timeouts?: DatabaseTimeouts): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -14,7 +22,19 @@ export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     synchronize: false,
-    extra: { max: Number(process.env.DATABASE_POOL_SIZE ?? 20) },
+    extra: {
+      max: Number(process.env.DATABASE_POOL_SIZE ?? 20),
+      ...(timeouts
+        ? {
+            connectionTimeoutMillis: timeouts.databaseConnectMs,
+            statement_timeout: timeouts.databaseStatementMs,
+            lock_timeout: timeouts.databaseLockMs,
+            // statement_timeout is enforced by the server; a frozen server answers nothing, so the
+            // client gives up a second later by itself.
+            query_timeout: timeouts.databaseStatementMs + 1000,
+          }
+        : {}),
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import { RoomIdParams } from '../rooms/room.dto';
 import { InviteCodeParams, InvitePreviewView, MintedInviteView, MintInviteDto } from './invite.dto';
 import { InvitesService } from './invites.service';
 import { VerifiedInviteCode } from './verified-invite-code.guard';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('invites')
 @Controller('v1')
@@ -15,6 +16,7 @@ export class InvitesController {
   constructor(private readonly invites: InvitesService) {}
 
   @Post('rooms/:room_id/invites')
+  @Idempotent()
   @ApiBearerAuth()
   @ApiCreatedResponse({ type: MintedInviteView })
   @ApiErrors(422, 401, 404, 410)
