@@ -13,7 +13,7 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl)), DatabaseModule, ApiKeysModule],
+      imports: [ConfigModule.forRoot(config), TypeOrmModule.forRoot(dataSourceOptions(config)), DatabaseModule, ApiKeysModule],
       providers: [OrganizationsService, Ledger],
     };
   }
