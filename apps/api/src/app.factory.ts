@@ -6,7 +6,7 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { createRootLogger, JsonLogger, requestLogging } from './common/logging/request-logging';
 import { InputValidationPipe } from './common/validation/validation.pipe';
 import type { AppConfig } from './config/app-config';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { mountOpenApi } from './openapi';
 
@@ -27,6 +27,10 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
   // model_attributes_type (as in FastAPI), never a room made from defaults.
   // (A zero-length body is no body: left undefined, it counts as an empty object.)
   app.useBodyParser('text', { type: (req: IncomingMessage) => req.headers['content-length'] !== '0', limit: '1mb' });
+  // A client that sends its headers or body too slowly is cut off (408) instead of holding a socket for Node's 300 s.
+  const server = app.getHttpServer() as Server;
+  server.requestTimeout = config.timeouts.httpRequestMs;
+  server.headersTimeout = config.timeouts.httpHeadersMs;
   app.disable('x-powered-by');
   app.set('etag', false);
   app.useGlobalPipes(new InputValidationPipe());

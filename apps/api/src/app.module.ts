@@ -17,6 +17,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { TranslationStatsModule } from './modules/translation-stats/translation-stats.module';
 import { DatabaseModule } from './database/database.module';
 import { QueueModule } from './queue/queue.module';
+import { IdempotencyModule } from './modules/idempotency/idempotency.module';
 
 @Module({})
 export class AppModule {
@@ -25,9 +26,10 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        TypeOrmModule.forRoot(dataSourceOptions(config)),
+        TypeOrmModule.forRoot(dataSourceOptions(config, config.timeouts)),
         QueueModule,
         DatabaseModule,
+        IdempotencyModule,
         AuthModule,
         HealthModule,
         ApiKeysModule,

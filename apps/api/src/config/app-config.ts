@@ -19,6 +19,17 @@ export interface AppConfig {
   rooms: { departureTimeoutSeconds: number; emptyTimeoutSeconds: number };
   auth: { jwksUrl: string | null; issuer: string | null; audience: string | null };
   logLevel: string;
+  /** How long the service waits on each dependency before answering 503 (docs/decisions.md, "Outages"). */
+  timeouts: {
+    databaseConnectMs: number;
+    databaseStatementMs: number;
+    databaseLockMs: number;
+    redisCommandMs: number;
+    livekitMs: number;
+    stripeMs: number;
+    httpRequestMs: number;
+    httpHeadersMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -93,6 +104,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (maxTopup < minTopup) throw new ConfigError(`MAX_TOPUP_CENTS must be at least MIN_TOPUP_CENTS (${minTopup})`);
   const currency = str(env, 'CREDIT_CURRENCY', 'usd').toLowerCase();
   if (!/^[a-z]{3}$/.test(currency)) throw new ConfigError(`CREDIT_CURRENCY must be a three-letter ISO code, got "${currency}"`);
+  const httpRequestMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000);
+  const httpHeadersMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1000, 600_000);
+  if (httpHeadersMs > httpRequestMs)
+    throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS must be at most HTTP_REQUEST_TIMEOUT_MS (${httpRequestMs})`);
   return {
     env: nodeEnv,
     port: int(env, 'PORT', 3000, 0, 65535),
@@ -138,6 +153,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
       audience: optional(env, 'AUTH_AUDIENCE'),
     },
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
+    timeouts: {
+      databaseConnectMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 3000, 100, 60_000),
+      databaseStatementMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
+      databaseLockMs: int(env, 'DATABASE_LOCK_TIMEOUT_MS', 3000, 100, 600_000),
+      redisCommandMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 2000, 100, 60_000),
+      livekitMs: int(env, 'LIVEKIT_TIMEOUT_MS', 5000, 100, 60_000),
+      stripeMs: int(env, 'STRIPE_TIMEOUT_MS', 4000, 100, 60_000),
+      httpRequestMs,
+      httpHeadersMs,
+    },
   };
 }
 

@@ -8,8 +8,14 @@ import { MIGRATIONS } from './migrations';
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
 export type DatabaseConfig = Pick<AppConfig, 'databaseUrl' | 'databasePoolSize'>;
+export type DatabaseTimeouts = Pick<AppConfig['timeouts'], 'databaseConnectMs' | 'databaseStatementMs' | 'databaseLockMs'>;
 
-export function dataSourceOptions({ databaseUrl, databasePoolSize }: DatabaseConfig): DataSourceOptions {
+/**
+ * Without `timeouts` (migrations, the CLI) statements may run as long as they need. With them (the
+ * API and its workers), a connection or a pool slot that does not come, a statement or a lock wait
+ * that lasts too long, fails fast: the request answers 503 instead of hanging.
+ */
+export function dataSourceOptions({ databaseUrl, databasePoolSize }: DatabaseConfig, timeouts?: DatabaseTimeouts): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -17,7 +23,19 @@ export function dataSourceOptions({ databaseUrl, databasePoolSize }: DatabaseCon
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     synchronize: false,
-    extra: { max: databasePoolSize },
+    extra: {
+      max: databasePoolSize,
+      ...(timeouts
+        ? {
+            connectionTimeoutMillis: timeouts.databaseConnectMs,
+            statement_timeout: timeouts.databaseStatementMs,
+            lock_timeout: timeouts.databaseLockMs,
+            // statement_timeout is enforced by the server; a frozen server answers nothing, so the
+            // client gives up a second later by itself.
+            query_timeout: timeouts.databaseStatementMs + 1000,
+          }
+        : {}),
+    },
   };
 }
 

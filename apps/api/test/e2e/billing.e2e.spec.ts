@@ -325,6 +325,7 @@ describe('billing', () => {
       const res = await checkout(org, { amount_cents: 2000 });
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ detail: expect.stringMatching(/\w+ \w+/) });
+      expect(res.headers['retry-after']).toBe('5');
       expect([...stripe.sessions.values()].filter((s) => s.client_reference_id === org.organizationId)).toHaveLength(0);
       expect(await balance(org)).toBe(10_000);
 

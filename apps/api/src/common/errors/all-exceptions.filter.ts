@@ -4,7 +4,9 @@ import { ApiError, INVITE_NOT_FOUND } from './api-error';
 import { DOMAIN_ERROR_STATUS } from './error-status';
 import { everyInputIssue } from '../validation/route-inputs';
 import { NO_ENDPOINT, isUnmatchedRoute, unmatchedRouteAnswer } from './route-not-found';
+import { dependencyFailure } from './service-unavailable';
 import { RequestValidationError, type ValidationIssue } from './validation-error';
+import { ReplayedAnswer } from './replayed-answer';
 
 export interface Answer {
   status: number;
@@ -45,6 +47,8 @@ function jsonInvalid(message: string): Answer {
 
 export function answerFor(error: unknown): Answer | null {
   if (error instanceof RequestValidationError) return { status: 422, body: { detail: error.issues } };
+  const unavailable = dependencyFailure(error);
+  if (unavailable) return { status: 503, body: { detail: unavailable.message }, headers: unavailable.headers };
   if (error instanceof ApiError) return { status: error.status, body: { detail: error.message }, headers: error.headers };
   if (hasCode(error) && DOMAIN_ERROR_STATUS[error.code] !== undefined) {
     return { status: DOMAIN_ERROR_STATUS[error.code], body: { detail: error.message } };
@@ -74,13 +78,20 @@ function answerTo(error: unknown, request: Request): Answer | null {
   const undecodable = undecodablePath(error, request.path);
   if (undecodable) return undecodable;
   if (isUnmatchedRoute(error, request)) return unmatchedRouteAnswer(request);
-  if (error instanceof RequestValidationError) {
+  if (error instanceof RequestValidationError && !error.complete) {
     // Nest stops at the first input that fails: the request is validated again as a whole, so the
     // 422 names every violated field of the path, the query and the body.
     const issues = everyInputIssue(request);
     return { status: 422, body: { detail: issues && issues.length > 0 ? issues : error.issues } };
   }
   return answerFor(error);
+}
+
+/** An idempotent request's first answer again, byte for byte. */
+function replay(response: Response, answer: ReplayedAnswer): void {
+  if (answer.contentType) response.setHeader('Content-Type', answer.contentType);
+  response.setHeader('Idempotent-Replayed', 'true');
+  response.status(answer.statusCode).send(Buffer.from(answer.body, 'utf8'));
 }
 
 /** Turns every error into the interface's body: the 422 list, or `{"detail": "..."}`. Internals are logged, never sent. */
@@ -92,13 +103,21 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
+    if (error instanceof ReplayedAnswer) return replay(response, error);
     let answer = answerTo(error, request);
     if (!answer) {
       this.logger.error({ err: error, path: request.path, requestId: request.id }, 'Unhandled error');
       answer = { status: 500, body: { detail: 'Internal server error.' } };
     } else if (answer.status >= 500) {
+      const cause = dependencyFailure(error)?.cause;
       this.logger.warn(
-        { requestId: request.id, path: request.path, status: answer.status, detail: answer.body.detail },
+        {
+          requestId: request.id,
+          path: request.path,
+          status: answer.status,
+          detail: answer.body.detail,
+          ...(cause instanceof Error ? { cause: cause.message } : {}),
+        },
         'Answered with a server error',
       );
     }

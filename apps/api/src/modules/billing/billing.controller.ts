@@ -5,6 +5,7 @@ import { ApiErrors } from '../../common/openapi/error-responses';
 import { ApiPageResponse } from '../../common/pagination/page.schema';
 import { CheckoutDto, CheckoutView, CreditView, HistoryLineView, HistoryQueryDto } from './billing.dto';
 import { BillingService } from './billing.service';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('billing')
 @ApiBearerAuth()
@@ -28,6 +29,7 @@ export class BillingController {
   }
 
   @Post('checkout')
+  @Idempotent()
   @ApiCreatedResponse({ type: CheckoutView, description: 'Redirect the browser to checkout_url; credit is added once payment settles' })
   @ApiErrors(422, 400, 401, 503)
   checkout(@CurrentActor() actor: Actor, @Body() body: CheckoutDto) {

@@ -7,6 +7,7 @@ import { InviteJoinDto, JoinTokenView } from '../rooms/join-token.dto';
 import { RoomIdParams } from '../rooms/room.dto';
 import { InviteCodeParams, InvitePreviewView, MintedInviteView, MintInviteDto } from './invite.dto';
 import { InvitesService } from './invites.service';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('invites')
 @Controller('v1')
@@ -14,6 +15,7 @@ export class InvitesController {
   constructor(private readonly invites: InvitesService) {}
 
   @Post('rooms/:room_id/invites')
+  @Idempotent()
   @ApiBearerAuth()
   @ApiCreatedResponse({ type: MintedInviteView })
   @ApiErrors(422, 401, 404, 410)

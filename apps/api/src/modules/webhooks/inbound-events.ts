@@ -35,7 +35,7 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
     private readonly queues: QueueRegistry,
   ) {}
 
-  /** Resolves once the event is durably stored and queued. */
+  /** Resolves once the event is durably stored (and queued, unless Redis is unavailable). */
   store(event: ReceivedEvent): Promise<void> {
     return this.storing.submit(event);
   }
@@ -54,11 +54,17 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
         events.map((e) => JSON.stringify(e.payload)),
       ],
     );
-    for (const provider of new Set(events.map((e) => e.provider))) {
-      await this.enqueue(
-        provider,
-        events.filter((e) => e.provider === provider).map((e) => ({ id: e.eventId, subject: e.subject })),
-      );
+    // Stored is accepted: if Redis cannot take the job now, the requeue sweep enqueues the events
+    // once it is back, so the sender gets its 2xx and does not send them again.
+    try {
+      for (const provider of new Set(events.map((e) => e.provider))) {
+        await this.enqueue(
+          provider,
+          events.filter((e) => e.provider === provider).map((e) => ({ id: e.eventId, subject: e.subject })),
+        );
+      }
+    } catch (error) {
+      this.logger.warn(`Stored events left for the requeue sweep: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
