@@ -18,6 +18,8 @@ import { TranslationStatsModule } from './modules/translation-stats/translation-
 import { DatabaseModule } from './database/database.module';
 import { QueueModule } from './queue/queue.module';
 import { IdempotencyModule } from './modules/idempotency/idempotency.module';
+import { CustomerEventsModule } from './modules/customer-webhooks/customer-events.module';
+import { CustomerWebhooksModule } from './modules/customer-webhooks/customer-webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -30,6 +32,7 @@ export class AppModule {
         QueueModule,
         DatabaseModule,
         IdempotencyModule,
+        CustomerEventsModule,
         AuthModule,
         HealthModule,
         ApiKeysModule,
@@ -42,6 +45,7 @@ export class AppModule {
         BillingModule,
         UsageModule,
         TranslationStatsModule,
+        CustomerWebhooksModule,
       ],
     };
   }

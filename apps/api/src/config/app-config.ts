@@ -18,6 +18,17 @@ export interface AppConfig {
   checkout: { successUrl: string | null; cancelUrl: string | null };
   rooms: { departureTimeoutSeconds: number; emptyTimeoutSeconds: number };
   auth: { jwksUrl: string | null; issuer: string | null; audience: string | null };
+  webhooks: {
+    /** Endpoints on loopback, private, link-local or metadata addresses and plain http (development and tests only). */
+    allowPrivateUrls: boolean;
+    /** Waits before each retry; a delivery is tried once more than this list is long. */
+    retryScheduleMs: number[];
+    timeoutMs: number;
+    /** Deliveries in flight per process, and to one endpoint per process. */
+    concurrency: number;
+    endpointConcurrency: number;
+  };
+  metrics: { port: number | null; token: string | null };
   logLevel: string;
   /** How long the service waits on each dependency before answering 503 (docs/decisions.md, "Outages"). */
   timeouts: {
@@ -91,6 +102,19 @@ function secret(env: Env, name: string, isProduction: boolean): string {
   return `${DEV_SECRET}-${name}`;
 }
 
+/** About 5 s, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h (extensions.md). */
+const RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000];
+
+function durations(env: Env, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.length > 20 || parts.some((part) => !/^\d{1,9}$/.test(part))) {
+    throw new ConfigError(`${name} must be a comma-separated list of at most 20 millisecond durations, got "${raw}"`);
+  }
+  return parts.map(Number);
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (nodeEnv !== 'development' && nodeEnv !== 'test' && nodeEnv !== 'production') {
@@ -151,6 +175,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
       jwksUrl: url(env, 'AUTH_JWKS_URL', null, ['http:', 'https:']),
       issuer: optional(env, 'AUTH_ISSUER'),
       audience: optional(env, 'AUTH_AUDIENCE'),
+    },
+    webhooks: {
+      allowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+      retryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE_MS', RETRY_SCHEDULE_MS),
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      concurrency: int(env, 'WEBHOOK_DELIVERY_CONCURRENCY', 64, 1, 1024),
+      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 8, 1, 1024),
+    },
+    metrics: {
+      port: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? null : int(env, 'METRICS_PORT', 0, 1, 65535),
+      token: optional(env, 'METRICS_TOKEN'),
     },
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
     timeouts: {

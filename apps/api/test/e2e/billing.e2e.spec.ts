@@ -156,6 +156,7 @@ describe('billing', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         credit_cents: 1234,
+        low_balance_cents: null,
         currency: 'usd',
         rates: [
           { participant_class: 'participant', cents_per_minute: 3 },

@@ -6,6 +6,7 @@ import { HotRowWrites } from '../../database/hot-row-writes';
 import { Ledger } from '../billing/ledger';
 import type { RoomRow } from '../rooms/room-queries';
 import { UsageRollup } from '../usage/usage-rollup';
+import { CustomerEvents } from '../customer-webhooks/customer-events';
 
 export interface OpenConnection {
   id: number;
@@ -22,6 +23,7 @@ export class ConnectionMeter {
     private readonly ledger: Ledger,
     private readonly usage: UsageRollup,
     private readonly hot: HotRowWrites,
+    private readonly events: CustomerEvents,
   ) {}
 
   /** Closes one open connection; a connection already closed is left as it is (idempotent). */
@@ -53,10 +55,21 @@ export class ConnectionMeter {
     const updated = (await tx.query(
       `UPDATE connections c SET left_at = v.left_at, connection_minutes = v.minutes, charged_cents = v.cents
          FROM unnest($1::bigint[], $2::timestamptz[], $3::int[], $4::bigint[]) AS v(id, left_at, minutes, cents)
-        WHERE c.id = v.id AND c.left_at IS NULL RETURNING c.id`,
+        WHERE c.id = v.id AND c.left_at IS NULL RETURNING c.id, c.kind, c.identity, c.joined_at, c.left_at`,
       [closes.map((c) => c.connection.id), ends.map((e) => e.end), ends.map((e) => e.minutes), ends.map((e) => e.cents)],
-    )) as [{ id: string | number }[], number];
+    )) as [{ id: string | number; kind: string | null; identity: string; joined_at: Date; left_at: Date }[], number];
     const closed = new Set(updated[0].map((row) => Number(row.id)));
+    for (const row of updated[0].filter((r) => r.kind === 'translator')) {
+      const { room } = closes.find((c) => Number(c.connection.id) === Number(row.id))!;
+      const data = {
+        room_id: room.id,
+        room_name: room.name,
+        participant_identity: row.identity,
+        joined_at: row.joined_at,
+        left_at: row.left_at,
+      };
+      await this.events.emit(tx, { organizationId: room.organization_id, type: 'translator.left', roomId: room.id, data });
+    }
     for (const [i, { room, connection, leftAt }] of closes.entries()) {
       if (closed.has(Number(connection.id))) await this.account(tx, room, connection, ends[i].minutes, ends[i].cents, leftAt);
     }
@@ -102,4 +115,4 @@ export class ConnectionMeter {
 }
 
 /** A locked room, as the meter needs it. */
-export type MeteredRoom = Pick<RoomRow, 'id' | 'organization_id' | 'started_at'>;
+export type MeteredRoom = Pick<RoomRow, 'id' | 'name' | 'organization_id' | 'started_at'>;
