@@ -23,9 +23,9 @@ export function createRootLogger(config: AppConfig, destination?: pino.Destinati
   );
 }
 
-/** Invite codes are credentials: they never reach a log line. */
-function loggableUrl(url: string): string {
-  return url.replace(/\/v1\/invites\/[^/?]+/, '/v1/invites/[code]');
+/** Invite codes are credentials: they never reach a log line, however the path's letters are cased. */
+export function loggableUrl(url: string): string {
+  return url.replace(/\/v1\/invites\/[^/?]+/gi, '/v1/invites/[code]');
 }
 
 /**

@@ -17,7 +17,7 @@ export class ApiKeysController {
   @Post()
   @Idempotent()
   @ApiCreatedResponse({ type: CreatedApiKeyView, description: 'The key, with its secret shown this once' })
-  @ApiErrors(422, 401)
+  @ApiErrors(422, 401, 409)
   create(@CurrentActor() actor: Actor, @Body() body: CreateApiKeyDto) {
     return this.apiKeys.create(actor, body.name);
   }

@@ -1,11 +1,13 @@
-import { chargeCents, startedMinutes } from '@app/domain';
-import { Injectable } from '@nestjs/common';
+import { billedMinutes, chargeCents } from '@app/domain';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ROOM_TOTALS_KEY } from '../../database/hot-row-keys';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import { Ledger } from '../billing/ledger';
 import type { RoomRow } from '../rooms/room-queries';
 import { UsageRollup } from '../usage/usage-rollup';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
 import { CustomerEvents } from '../customer-webhooks/customer-events';
 
 export interface OpenConnection {
@@ -23,6 +25,7 @@ export class ConnectionMeter {
     private readonly ledger: Ledger,
     private readonly usage: UsageRollup,
     private readonly hot: HotRowWrites,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: CustomerEvents,
   ) {}
 
@@ -42,14 +45,14 @@ export class ConnectionMeter {
 
   /**
    * Closes connections known to be open, with one update: each ends at its `leftAt` (never before it
-   * began), with its started minutes and its charge at the rate of its join. One already closed by
+   * began), with its started minutes (capped) and its charge at the rate of its join. One already closed by
    * someone else is left as it is.
    */
   async closeOpenMany(tx: EntityManager, closes: { room: MeteredRoom; connection: OpenConnection; leftAt: Date }[]): Promise<void> {
     if (closes.length === 0) return;
     const ends = closes.map(({ connection, leftAt }) => {
       const end = new Date(Math.max(leftAt.getTime(), connection.joined_at.getTime()));
-      const minutes = startedMinutes(connection.joined_at.getTime(), end.getTime());
+      const minutes = billedMinutes(connection.joined_at.getTime(), end.getTime(), this.config.maxConnectionMinutes);
       return { end, minutes, cents: chargeCents(minutes, connection.cents_per_minute) };
     });
     const updated = (await tx.query(
