@@ -29,7 +29,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl, config.timeouts)),
+        TypeOrmModule.forRoot(dataSourceOptions(config, config.timeouts)),
         QueueModule,
         DatabaseModule,
         MetricsModule,

@@ -17,7 +17,7 @@ export class CliModule {
       module: CliModule,
       imports: [
         ConfigModule.forRoot(config),
-        TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl)),
+        TypeOrmModule.forRoot(dataSourceOptions(config)),
         DatabaseModule,
         IdempotencyModule,
         CustomerEventsModule,

@@ -3,9 +3,12 @@ export interface AppConfig {
   env: 'development' | 'test' | 'production';
   port: number;
   databaseUrl: string;
+  databasePoolSize: number;
   redisUrl: string;
   queuePrefix: string;
   queue: { runWorkers: boolean; lockDurationMs: number; concurrency: number };
+  /** How long a stopping process may drain (requests, running jobs) before it exits anyway. */
+  shutdownTimeoutMs: number;
   livekit: { url: string; apiUrl: string; apiKey: string; apiSecret: string };
   stripe: { secretKey: string | null; webhookSecret: string | null; apiUrl: string | null };
   inviteSigningSecret: string;
@@ -157,6 +160,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     env: nodeEnv,
     port: int(env, 'PORT', 3000, 0, 65535),
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/translation_rooms', ['postgres:', 'postgresql:']) as string,
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']) as string,
     queuePrefix: str(env, 'QUEUE_PREFIX', 'trk'),
     queue: {
@@ -164,6 +168,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       lockDurationMs: int(env, 'QUEUE_LOCK_DURATION_MS', 30_000, 500),
       concurrency: int(env, 'QUEUE_CONCURRENCY', 16, 1, 256),
     },
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 5_000, 0, 600_000),
     livekit: {
       url: livekitUrl,
       apiUrl: url(env, 'LIVEKIT_API_URL', livekitApiDefault, ['http:', 'https:']) as string,

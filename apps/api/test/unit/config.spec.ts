@@ -1,4 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { ConfigError, loadConfig } from '../../src/config/app-config';
@@ -37,6 +39,30 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${name}`));
   });
+
+  it('validates DATABASE_POOL_SIZE like every other variable', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(20);
+    expect(loadConfig({ DATABASE_POOL_SIZE: '5' }).databasePoolSize).toBe(5);
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(/^DATABASE_POOL_SIZE must be between 1 and 1000/);
+  });
+
+  it('reads .env of the working directory, the environment winning over it', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'dotenv-'));
+    writeFileSync(path.join(dir, '.env'), 'PORT=eighty\n');
+    const start = (env: Record<string, string>) =>
+      spawnSync(process.execPath, ['-r', '@swc-node/register', path.join(ROOT, 'apps/api/src/main.ts')], {
+        cwd: dir,
+        env: { ...process.env, SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), NODE_PATH: path.join(ROOT, 'node_modules'), ...env },
+        encoding: 'utf8',
+        timeout: 60_000,
+      }).stderr.trim();
+    try {
+      expect(start({})).toBe('Invalid configuration: PORT must be a whole number, got "eighty"');
+      expect(start({ PORT: 'seventy' })).toBe('Invalid configuration: PORT must be a whole number, got "seventy"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('stops the API at start with one line naming the bad variable', () => {
     const result = spawnSync(process.execPath, ['-r', '@swc-node/register', 'apps/api/src/main.ts'], {
