@@ -17,6 +17,10 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { TranslationStatsModule } from './modules/translation-stats/translation-stats.module';
 import { DatabaseModule } from './database/database.module';
 import { QueueModule } from './queue/queue.module';
+import { IdempotencyModule } from './modules/idempotency/idempotency.module';
+import { CustomerEventsModule } from './modules/customer-webhooks/customer-events.module';
+import { CustomerWebhooksModule } from './modules/customer-webhooks/customer-webhooks.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
 
 @Module({})
 export class AppModule {
@@ -25,9 +29,12 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl)),
+        TypeOrmModule.forRoot(dataSourceOptions(config, config.timeouts)),
         QueueModule,
         DatabaseModule,
+        MetricsModule,
+        IdempotencyModule,
+        CustomerEventsModule,
         AuthModule,
         HealthModule,
         ApiKeysModule,
@@ -40,6 +47,7 @@ export class AppModule {
         BillingModule,
         UsageModule,
         TranslationStatsModule,
+        CustomerWebhooksModule,
       ],
     };
   }

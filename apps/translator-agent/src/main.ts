@@ -5,6 +5,7 @@
  */
 import { TRANSLATOR_AGENT_NAME } from '@app/contracts';
 import { cli, WorkerOptions } from '@livekit/agents';
+import { existsSync } from 'node:fs';
 import IORedis from 'ioredis';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -31,6 +32,8 @@ function childPids(): number[] {
 }
 
 function main(): void {
+  // `.env` under the environment, as the API reads it
+  if (existsSync('.env')) process.loadEnvFile('.env');
   const loaded = loadAgentConfig(process.env);
   if (!loaded.ok) {
     process.stderr.write(`${loaded.problem}\n`);

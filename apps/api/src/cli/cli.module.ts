@@ -6,6 +6,8 @@ import { dataSourceOptions } from '../database/data-source';
 import { DatabaseModule } from '../database/database.module';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module';
 import { Ledger } from '../modules/billing/ledger';
+import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
+import { CustomerEventsModule } from '../modules/customer-webhooks/customer-events.module';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
 
 @Module({})
@@ -13,7 +15,14 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl)), DatabaseModule, ApiKeysModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        TypeOrmModule.forRoot(dataSourceOptions(config)),
+        DatabaseModule,
+        IdempotencyModule,
+        CustomerEventsModule,
+        ApiKeysModule,
+      ],
       providers: [OrganizationsService, Ledger],
     };
   }

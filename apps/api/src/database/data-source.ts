@@ -1,12 +1,21 @@
 import { types } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import type { AppConfig } from '../config/app-config';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
 // bigint columns (cents, serial ids) stay far below 2^53: read them as numbers, not strings.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
-export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+export type DatabaseConfig = Pick<AppConfig, 'databaseUrl' | 'databasePoolSize'>;
+export type DatabaseTimeouts = Pick<AppConfig['timeouts'], 'databaseConnectMs' | 'databaseStatementMs' | 'databaseLockMs'>;
+
+/**
+ * Without `timeouts` (migrations, the CLI) statements may run as long as they need. With them (the
+ * API and its workers), a connection or a pool slot that does not come, a statement or a lock wait
+ * that lasts too long, fails fast: the request answers 503 instead of hanging.
+ */
+export function dataSourceOptions({ databaseUrl, databasePoolSize }: DatabaseConfig, timeouts?: DatabaseTimeouts): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -14,10 +23,23 @@ export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     synchronize: false,
-    extra: { max: Number(process.env.DATABASE_POOL_SIZE ?? 20) },
+    extra: {
+      max: databasePoolSize,
+      ...(timeouts
+        ? {
+            connectionTimeoutMillis: timeouts.databaseConnectMs,
+            statement_timeout: timeouts.databaseStatementMs,
+            lock_timeout: timeouts.databaseLockMs,
+            // statement_timeout is enforced by the server; a frozen server answers nothing, so the
+            // client gives up a second later by itself.
+            query_timeout: timeouts.databaseStatementMs + 1000,
+          }
+        : {}),
+    },
   };
 }
 
+/** A small pool for one-off work (migrations, the start-up check). */
 export function createDataSource(databaseUrl: string): DataSource {
-  return new DataSource(dataSourceOptions(databaseUrl));
+  return new DataSource(dataSourceOptions({ databaseUrl, databasePoolSize: 2 }));
 }

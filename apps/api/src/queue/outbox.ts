@@ -38,11 +38,15 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
     }
   }
 
-  /** Call after the transaction that wrote `jobs` committed. */
+  /**
+   * Call after the transaction that wrote `jobs` committed. What was decided is already durable, so
+   * a Redis or database failure here does not fail the caller: the sweeper enqueues the rest.
+   */
   async flush(jobs: OutboxJob[]): Promise<void> {
-    for (const job of jobs) {
-      await this.queues.add(job.queue, job.name, job.payload, { jobId: job.jobId });
-      await this.dataSource.query(`UPDATE outbox_jobs SET enqueued_at = now() WHERE job_id = $1`, [job.jobId]);
+    try {
+      await this.enqueue(jobs);
+    } catch (error) {
+      this.logger.warn(`Outbox jobs left for the sweeper: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
@@ -50,8 +54,15 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
     const rows: { queue: QueueName; job_name: string; job_id: string; payload: object }[] = await this.dataSource.query(
       `SELECT queue, job_name, job_id, payload FROM outbox_jobs WHERE enqueued_at IS NULL ORDER BY id LIMIT 500`,
     );
-    await this.flush(rows.map((r) => ({ queue: r.queue, name: r.job_name, jobId: r.job_id, payload: r.payload })));
+    await this.enqueue(rows.map((r) => ({ queue: r.queue, name: r.job_name, jobId: r.job_id, payload: r.payload })));
     return rows.length;
+  }
+
+  private async enqueue(jobs: OutboxJob[]): Promise<void> {
+    for (const job of jobs) {
+      await this.queues.add(job.queue, job.name, job.payload, { jobId: job.jobId });
+      await this.dataSource.query(`UPDATE outbox_jobs SET enqueued_at = now() WHERE job_id = $1`, [job.jobId]);
+    }
   }
 
   onApplicationBootstrap(): void {

@@ -4,7 +4,8 @@ import { Queue, Worker, type JobsOptions, type Processor, type WorkerOptions } f
 import type { Redis } from 'ioredis';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
-import { createRedisConnection } from './redis-connection';
+import { REDIS_UNAVAILABLE, ServiceUnavailableError } from '../common/errors/service-unavailable';
+import { createRequestRedisConnection, workerRedisConnection } from './redis-connection';
 
 export const CONSUMED_QUEUES = Symbol('CONSUMED_QUEUES');
 
@@ -22,7 +23,18 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
   private readonly handled = new Set<QueueName>();
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.connection = createRedisConnection(config.redisUrl, 'api');
+    this.connection = createRequestRedisConnection(config.redisUrl, 'api', config.timeouts.redisCommandMs);
+    // ioredis reports every failed reconnection attempt: one line when Redis goes away, one when it is back.
+    let down = false;
+    this.connection.on('error', (error: Error) => {
+      if (down) return;
+      down = true;
+      this.logger.warn(`Redis is unreachable: ${error.message}`);
+    });
+    this.connection.on('ready', () => {
+      if (down) this.logger.log('Redis is reachable again');
+      down = false;
+    });
   }
 
   get redis(): Redis {
@@ -33,13 +45,38 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
     let queue = this.queues.get(name);
     if (!queue) {
       queue = new Queue(name, { connection: this.connection, prefix: this.config.queuePrefix });
+      queue.on('error', () => undefined); // the connection's own listener logs the outage
       this.queues.set(name, queue);
     }
     return queue as Queue<T>;
   }
 
+  /**
+   * Enqueues within the Redis command timeout or throws the 503 of an unavailable Redis. (A queue made
+   * while Redis was away waits for it to come back before its first command: the deadline bounds that too.)
+   */
   async add<T>(name: QueueName, jobName: string, data: T, options: JobsOptions = {}): Promise<void> {
-    await this.queue<T>(name).add(jobName as never, data as never, { removeOnComplete: 1000, removeOnFail: 5000, ...options });
+    const queue = this.queue<T>(name);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('Command timed out')), this.config.timeouts.redisCommandMs);
+    });
+    try {
+      await Promise.race([
+        queue.add(jobName as never, data as never, { removeOnComplete: 1000, removeOnFail: 5000, ...options }),
+        deadline,
+      ]);
+    } catch (error) {
+      // While Redis is away a queue waits for it; a queue that fails with Redis there may have failed
+      // its own start (which BullMQ never retries): the next add starts a fresh one.
+      if (this.connection.status === 'ready' && this.queues.get(name) === queue) {
+        this.queues.delete(name);
+        void queue.close().catch(() => undefined);
+      }
+      throw new ServiceUnavailableError('redis', REDIS_UNAVAILABLE, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Registers the one handler of a queue; a second handler for the same queue is a boot error. */
@@ -47,7 +84,7 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
     if (this.workers.has(name) || this.handled.has(name)) throw new Error(`Queue "${name}" has two handlers`);
     this.handled.add(name);
     if (!this.config.queue.runWorkers) return;
-    const connection = this.connection.duplicate();
+    const connection = workerRedisConnection(this.connection);
     this.workerConnections.push(connection);
     const worker = new Worker<T>(name, processor, {
       connection,
@@ -69,8 +106,14 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.workers.values()].map((worker) => worker.close()));
+    // With Redis gone nothing can be handed back: running jobs are abandoned (their locks expire and
+    // they run again elsewhere) and the connections dropped, instead of waiting for a reconnect.
+    const redisUp = this.connection.status === 'ready';
+    if (!redisUp) for (const c of [this.connection, ...this.workerConnections]) c.disconnect();
+    await Promise.all([...this.workers.values()].map((worker) => worker.close(!redisUp)));
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
-    await Promise.all([this.connection, ...this.workerConnections].map((c) => c.quit().catch(() => undefined)));
+    await Promise.all(
+      [this.connection, ...this.workerConnections].map((c) => (redisUp ? c.quit().catch(() => undefined) : c.disconnect())),
+    );
   }
 }

@@ -59,6 +59,7 @@ describe('rooms', () => {
     const res = await h.t.http().post('/v1/rooms').set(org.auth).send({ room_name: 'flaky' });
     expect(res.status).toBe(503);
     expect(res.body.detail).toMatch(/unavailable/);
+    expect(res.headers['retry-after']).toBe('5');
     expect((await h.t.http().get('/v1/rooms').set(org.auth)).body.items).toEqual([]);
     expect((await h.t.http().post('/v1/rooms').set(org.auth).send({ room_name: 'flaky' })).status).toBe(201);
   });

@@ -42,6 +42,9 @@ export async function startTestAppOn(
     DATABASE_URL: databaseUrl,
     QUEUE_PREFIX: `trk_test_${randomBytes(4).toString('hex')}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Every test speaks from 127.0.0.1 and many send bad credentials on purpose: the failed-authentication
+    // budget of one address would end them. rate-limits.e2e.spec.ts tests it with a budget of its own.
+    RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: '1000000',
     ...env,
   });
   const app = await createApp(config, logDestination);

@@ -19,10 +19,6 @@ export class ApiError extends Error {
   static conflict(message: string): ApiError {
     return new ApiError(409, message);
   }
-
-  static unavailable(message: string): ApiError {
-    return new ApiError(503, message);
-  }
 }
 
 /** Unknown, malformed, revoked and forged invite codes all answer exactly this. */

@@ -8,7 +8,11 @@ export interface ValidationIssue {
 }
 
 export class RequestValidationError extends Error {
-  constructor(readonly issues: ValidationIssue[]) {
+  constructor(
+    readonly issues: ValidationIssue[],
+    /** The issues already cover the whole request (path, query, body and more): answered as they are. */
+    readonly complete = false,
+  ) {
     super('Request validation failed');
   }
 }

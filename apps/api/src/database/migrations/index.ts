@@ -9,6 +9,7 @@ import { InboundEventSequence1763860000000 } from './1763860000000-InboundEventS
 import { HistoryVersions1763870000000 } from './1763870000000-HistoryVersions';
 import { HeldLanguagesByIndex1763880000000 } from './1763880000000-HeldLanguagesByIndex';
 import { BatchedTokenAdmission1763890000000 } from './1763890000000-BatchedTokenAdmission';
+import { Integrations1763930000000 } from './1763930000000-Integrations';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   HistoryVersions1763870000000,
   HeldLanguagesByIndex1763880000000,
   BatchedTokenAdmission1763890000000,
+  Integrations1763930000000,
 ];

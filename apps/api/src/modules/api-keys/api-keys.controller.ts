@@ -6,6 +6,7 @@ import { ApiPageResponse } from '../../common/pagination/page.schema';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { ApiKeyIdParams, ApiKeyView, CreateApiKeyDto, CreatedApiKeyView } from './api-key.dto';
 import { ApiKeysService } from './api-keys.service';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('api-keys')
 @ApiBearerAuth()
@@ -14,8 +15,9 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
+  @Idempotent()
   @ApiCreatedResponse({ type: CreatedApiKeyView, description: 'The key, with its secret shown this once' })
-  @ApiErrors(422, 401)
+  @ApiErrors(422, 401, 409)
   create(@CurrentActor() actor: Actor, @Body() body: CreateApiKeyDto) {
     return this.apiKeys.create(actor, body.name);
   }

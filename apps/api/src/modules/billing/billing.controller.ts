@@ -1,10 +1,11 @@
-import { Body, Controller, Get, Header, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Header, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
 import { ApiPageResponse } from '../../common/pagination/page.schema';
-import { CheckoutDto, CheckoutView, CreditView, HistoryLineView, HistoryQueryDto } from './billing.dto';
+import { AlertsDto, AlertsView, CheckoutDto, CheckoutView, CreditView, HistoryLineView, HistoryQueryDto } from './billing.dto';
 import { BillingService } from './billing.service';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('billing')
 @ApiBearerAuth()
@@ -27,7 +28,32 @@ export class BillingController {
     return this.billing.credit(actor);
   }
 
+  @Get('alerts')
+  @ApiOperation({
+    summary: 'Low-balance alert settings',
+    description: 'The threshold below which the balance sends the `credit.low` webhook event; null when alerts are off.',
+  })
+  @ApiOkResponse({ type: AlertsView })
+  @ApiErrors(401)
+  alerts(@CurrentActor() actor: Actor) {
+    return this.billing.alerts(actor);
+  }
+
+  @Put('alerts')
+  @ApiOperation({
+    summary: 'Set the low-balance alert threshold',
+    description:
+      '`credit.low` is sent once each time the balance falls from at or above `low_balance_cents` to below it, and ' +
+      '`credit.exhausted` once each time it falls to zero or less; raising the balance again re-arms them. null turns credit.low off.',
+  })
+  @ApiOkResponse({ type: AlertsView })
+  @ApiErrors(422, 401)
+  setAlerts(@CurrentActor() actor: Actor, @Body() body: AlertsDto) {
+    return this.billing.setAlerts(actor, body);
+  }
+
   @Post('checkout')
+  @Idempotent()
   @ApiCreatedResponse({ type: CheckoutView, description: 'Redirect the browser to checkout_url; credit is added once payment settles' })
   @ApiErrors(422, 400, 401, 503)
   checkout(@CurrentActor() actor: Actor, @Body() body: CheckoutDto) {

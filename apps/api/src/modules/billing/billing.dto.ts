@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ValidateIf } from 'class-validator';
 import { EnumRule, HttpUrlRule, IntRule } from '../../common/validation/rules';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { ParticipantUsageView } from '../rooms/room.dto';
@@ -29,6 +30,8 @@ export class RateView {
 
 export class CreditView {
   @ApiProperty({ type: 'integer', description: 'remaining balance; can be negative' }) credit_cents!: number;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'threshold of the credit.low webhook (PUT /v1/billing/alerts); null: off' })
+  low_balance_cents!: number | null;
   @ApiProperty() currency!: string;
   @ApiProperty({ type: [RateView] }) rates!: RateView[];
   @ApiProperty({ type: 'integer' }) min_topup_cents!: number;
@@ -65,4 +68,25 @@ export class HistoryLineView {
   @ApiPropertyOptional({ type: RoomUsageView, nullable: true, description: 'room_usage lines with expand room or participants' })
   room?: RoomUsageView | null;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'credit lines only' }) provider_reference?: string | null;
+}
+
+export const MAX_LOW_BALANCE_CENTS = 10_000_000;
+
+export class AlertsDto {
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    maximum: MAX_LOW_BALANCE_CENTS,
+    example: 1000,
+    description: 'credit.low is sent when the balance falls below this; null turns it off (credit.exhausted is always sent)',
+  })
+  @ValidateIf((dto: AlertsDto) => dto.low_balance_cents !== null)
+  @IntRule({ min: 0, max: MAX_LOW_BALANCE_CENTS })
+  low_balance_cents!: number | null;
+}
+
+export class AlertsView {
+  @ApiProperty({ type: 'integer', nullable: true, example: 1000, description: 'threshold of credit.low; null: off' })
+  low_balance_cents!: number | null;
 }

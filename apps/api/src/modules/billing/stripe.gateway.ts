@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import Stripe from 'stripe';
 import { ApiError } from '../../common/errors/api-error';
+import { ServiceUnavailableError } from '../../common/errors/service-unavailable';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 
@@ -26,8 +27,9 @@ export class StripeGateway {
     }
     const endpoint = apiUrl ? new URL(apiUrl) : null;
     this.client = new Stripe(secretKey, {
-      maxNetworkRetries: 2,
-      timeout: 10_000,
+      // One retry (same idempotency key) rides out a blip; the wait is bounded by twice the timeout.
+      maxNetworkRetries: 1,
+      timeout: config.timeouts.stripeMs,
       ...(endpoint
         ? {
             host: endpoint.hostname,
@@ -62,7 +64,9 @@ export class StripeGateway {
       return { id: session.id, url: session.url };
     } catch (error) {
       this.logger.error(`Stripe checkout failed: ${error instanceof Error ? error.message : String(error)}`);
-      throw ApiError.unavailable('The payment provider is unavailable; no checkout was started. Try again shortly.');
+      throw new ServiceUnavailableError('stripe', 'The payment provider is unavailable; no checkout was started. Try again shortly.', {
+        cause: error,
+      });
     }
   }
 
@@ -73,7 +77,7 @@ export class StripeGateway {
    */
   verifyWebhook(rawBody: Buffer, signature: string | undefined): { payload: unknown } | null {
     const secret = this.config.stripe.webhookSecret;
-    if (!secret) throw ApiError.unavailable('Stripe webhooks are not configured: set STRIPE_WEBHOOK_SECRET.');
+    if (!secret) throw new ServiceUnavailableError('configuration', 'Stripe webhooks are not configured: set STRIPE_WEBHOOK_SECRET.');
     if (!signature) return null;
     try {
       return { payload: Stripe.webhooks.constructEvent(rawBody, signature, secret) as unknown };
@@ -84,7 +88,8 @@ export class StripeGateway {
   }
 
   private requireClient(): Stripe {
-    if (!this.client) throw ApiError.unavailable('Payments are not configured on this deployment: set STRIPE_SECRET_KEY.');
+    if (!this.client)
+      throw new ServiceUnavailableError('configuration', 'Payments are not configured on this deployment: set STRIPE_SECRET_KEY.');
     return this.client;
   }
 }

@@ -1,16 +1,40 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Res, ServiceUnavailableException } from '@nestjs/common';
+import { NotRateLimited } from '../../common/rate-limiting/not-rate-limited.decorator';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator, type HealthIndicatorResult } from '@nestjs/terminus';
+import { HealthCheckService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
+import type { Response } from 'express';
+import { DataSource } from 'typeorm';
 import { Public } from '../../common/auth/public.decorator';
+import { RETRY_AFTER_SECONDS } from '../../common/errors/service-unavailable';
 import { QueueRegistry } from '../../queue/queue-registry';
+
+/** A readiness probe answers in this long, whatever the state of the dependencies. */
+const CHECK_TIMEOUT_MS = 2000;
+
+/** `{name: {status: 'up'}}`, or `{name: {status: 'down', error}}` when `probe` fails or does not settle in time; never throws. */
+async function indicator(name: string, probe: () => Promise<unknown>): Promise<HealthIndicatorResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([probe(), deadline]);
+    return { [name]: { status: 'up' } };
+  } catch (error) {
+    return { [name]: { status: 'down', error: error instanceof Error ? error.message : String(error) } };
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 @ApiExcludeController()
 @Public()
+@NotRateLimited()
 @Controller('health')
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
-    private readonly database: TypeOrmHealthIndicator,
+    private readonly dataSource: DataSource,
     private readonly queues: QueueRegistry,
   ) {}
 
@@ -19,20 +43,20 @@ export class HealthController {
     return { status: 'ok' };
   }
 
+  /** 200 when Postgres and Redis answer; else 503 naming each failed component and its error. */
   @Get('ready')
-  @HealthCheck()
-  ready() {
-    return this.health.check([() => this.database.pingCheck('postgres', { timeout: 1000 }), () => this.redis()]);
-  }
-
-  private async redis(): Promise<HealthIndicatorResult> {
-    const answer = await Promise.race([
-      this.queues.redis.ping(),
-      new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), 1000)),
-    ]).catch((error: Error) => error.message);
-    const up = answer === 'PONG';
-    const result: HealthIndicatorResult = { redis: up ? { status: 'up' } : { status: 'down', message: answer } };
-    if (!up) throw Object.assign(new Error('Redis is down'), { causes: result });
-    return result;
+  async ready(@Res({ passthrough: true }) response: Response): Promise<HealthCheckResult | { detail: string }> {
+    try {
+      return await this.health.check([
+        () => indicator('postgres', () => this.dataSource.query('SELECT 1')),
+        () => indicator('redis', () => this.queues.redis.ping()),
+      ]);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      const result = error.getResponse() as HealthCheckResult;
+      const failed = Object.entries(result.error ?? {}).map(([name, state]) => `${name} (${String(state?.error)})`);
+      response.status(503).setHeader('Retry-After', String(RETRY_AFTER_SECONDS.postgres));
+      return { detail: `Not ready: ${failed.join(', ')} unavailable.`, ...result };
+    }
   }
 }

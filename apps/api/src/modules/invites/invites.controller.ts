@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { Public } from '../../common/auth/public.decorator';
@@ -7,6 +7,8 @@ import { InviteJoinDto, JoinTokenView } from '../rooms/join-token.dto';
 import { RoomIdParams } from '../rooms/room.dto';
 import { InviteCodeParams, InvitePreviewView, MintedInviteView, MintInviteDto } from './invite.dto';
 import { InvitesService } from './invites.service';
+import { VerifiedInviteCode } from './verified-invite-code.guard';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('invites')
 @Controller('v1')
@@ -14,6 +16,7 @@ export class InvitesController {
   constructor(private readonly invites: InvitesService) {}
 
   @Post('rooms/:room_id/invites')
+  @Idempotent()
   @ApiBearerAuth()
   @ApiCreatedResponse({ type: MintedInviteView })
   @ApiErrors(422, 401, 404, 410)
@@ -31,6 +34,7 @@ export class InvitesController {
   }
 
   @Public()
+  @UseGuards(VerifiedInviteCode)
   @Get('invites/:invite_code')
   @ApiOkResponse({ type: InvitePreviewView })
   @ApiErrors(422, 404, 410)
@@ -39,6 +43,7 @@ export class InvitesController {
   }
 
   @Public()
+  @UseGuards(VerifiedInviteCode)
   @Post('invites/:invite_code/join')
   @ApiCreatedResponse({ type: JoinTokenView, description: 'A guest join token; one use of the link is spent' })
   @ApiErrors(422, 404, 409, 410)

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AccessToken, RoomServiceClient, WebhookReceiver, type WebhookEvent } from 'livekit-server-sdk';
-import { ApiError } from '../../common/errors/api-error';
+import { ServiceUnavailableError } from '../../common/errors/service-unavailable';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 
@@ -13,8 +13,6 @@ export interface JoinGrant {
   ttlSeconds: number;
 }
 
-const REQUEST_TIMEOUT_SECONDS = 5;
-
 /** Everything the API asks of LiveKit, through the official SDK. */
 @Injectable()
 export class LiveKitGateway {
@@ -24,7 +22,8 @@ export class LiveKitGateway {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     const { apiUrl, apiKey, apiSecret } = config.livekit;
-    this.rooms = new RoomServiceClient(apiUrl, apiKey, apiSecret, { requestTimeout: REQUEST_TIMEOUT_SECONDS, failover: false });
+    // The SDK aborts each request after `requestTimeout` seconds (AbortSignal.timeout around fetch).
+    this.rooms = new RoomServiceClient(apiUrl, apiKey, apiSecret, { requestTimeout: config.timeouts.livekitMs / 1000, failover: false });
     this.receiver = new WebhookReceiver(apiKey, apiSecret);
   }
 
@@ -78,9 +77,16 @@ export class LiveKitGateway {
     }
   }
 
-  private unavailable(action: string, error: unknown): ApiError {
-    this.logger.error(`LiveKit could not ${action}: ${error instanceof Error ? error.message : String(error)}`);
-    return ApiError.unavailable(`The realtime service is unavailable and could not ${action}; nothing was changed. Try again shortly.`);
+  private unavailable(action: string, error: unknown): ServiceUnavailableError {
+    const reason = error instanceof Error ? error.message : String(error);
+    this.logger.error(
+      `LiveKit at ${this.config.livekit.apiUrl} could not ${action}: ${reason} (is a LiveKit server running there? see LIVEKIT_URL)`,
+    );
+    return new ServiceUnavailableError(
+      'livekit',
+      `The realtime service is unavailable and could not ${action}; nothing was changed. Try again shortly.`,
+      { cause: error },
+    );
   }
 }
 

@@ -8,6 +8,7 @@ import { JoinTokenDto, JoinTokenView, RoomNameParams } from './join-token.dto';
 import { JoinTokensService } from './join-tokens.service';
 import { CreatedRoomView, CreateRoomDto, RoomDetailView, RoomIdParams, RoomView } from './room.dto';
 import { RoomsService } from './rooms.service';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('rooms')
 @ApiBearerAuth()
@@ -19,6 +20,7 @@ export class RoomsController {
   ) {}
 
   @Post()
+  @Idempotent()
   @ApiCreatedResponse({ type: CreatedRoomView })
   @ApiErrors(422, 401, 402, 409, 503)
   create(@CurrentActor() actor: Actor, @Body() body: CreateRoomDto) {
@@ -48,6 +50,7 @@ export class RoomsController {
   }
 
   @Post(':room_name/token')
+  @Idempotent()
   @ApiCreatedResponse({ type: JoinTokenView })
   @ApiErrors(422, 401, 404, 409)
   token(@CurrentActor() actor: Actor, @Param() params: RoomNameParams, @Body() body: JoinTokenDto) {

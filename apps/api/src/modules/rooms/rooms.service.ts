@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
@@ -15,12 +15,18 @@ import type { CreateRoomDto, CreatedRoomView, ParticipantUsageView, RoomDetailVi
 
 const UNIQUE_VIOLATION = '23505';
 
+function nameTaken(name: string): ApiError {
+  return ApiError.conflict(`A live room named "${name}" already exists; choose another name or end that room first.`);
+}
+
 function generatedRoomName(): string {
   return `room-${randomBytes(6).toString('hex')}`;
 }
 
 @Injectable()
 export class RoomsService {
+  private readonly logger = new Logger(RoomsService.name);
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly livekit: LiveKitGateway,
@@ -29,28 +35,36 @@ export class RoomsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** The row and the LiveKit room are created together: if LiveKit fails, the insert rolls back. */
+  /**
+   * LiveKit is called while no database connection is held: the name is checked, the LiveKit room is
+   * created under its final name (unique forever), then the row is inserted in one statement. If the
+   * insert fails (the name was taken meanwhile: 409, or the database failed: 503) the LiveKit room is
+   * deleted again; if LiveKit fails, nothing was written.
+   */
   async create(actor: Actor, dto: CreateRoomDto): Promise<CreatedRoomView> {
     await this.credit.assertCanStartRoom(actor.organizationId);
     const name = dto.room_name ?? generatedRoomName();
+    const [taken] = (await this.dataSource.query(`SELECT 1 FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended'`, [
+      actor.organizationId,
+      name,
+    ])) as unknown[];
+    if (taken) throw nameTaken(name);
     const id = randomUUID();
     const livekitName = `${actor.organizationId}.${id}`;
-    return this.dataSource.transaction(async (tx) => {
-      try {
-        await tx.query(
-          `INSERT INTO rooms (id, organization_id, name, livekit_name, streaming_mode, created_by_user_id) VALUES ($1, $2, $3, $4, $5, $6)`,
-          [id, actor.organizationId, name, livekitName, dto.streaming_mode ?? null, actor.userId],
-        );
-      } catch (error) {
-        if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
-          throw ApiError.conflict(`A live room named "${name}" already exists; choose another name or end that room first.`);
-        }
-        throw error;
-      }
-      const { sid } = await this.livekit.createRoom(livekitName);
-      await tx.query(`UPDATE rooms SET sid = $1 WHERE id = $2`, [sid, id]);
-      return { id, room: name, url: this.config.livekit.url, streaming_mode: dto.streaming_mode ?? null };
-    });
+    const { sid } = await this.livekit.createRoom(livekitName);
+    try {
+      await this.dataSource.query(
+        `INSERT INTO rooms (id, organization_id, name, livekit_name, sid, streaming_mode, created_by_user_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [id, actor.organizationId, name, livekitName, sid, dto.streaming_mode ?? null, actor.userId],
+      );
+    } catch (error) {
+      await this.livekit.deleteRoom(livekitName).catch((cleanup: Error) => {
+        this.logger.error(`LiveKit room ${livekitName} has no row and could not be deleted: ${cleanup.message}`);
+      });
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) throw nameTaken(name);
+      throw error;
+    }
+    return { id, room: name, url: this.config.livekit.url, streaming_mode: dto.streaming_mode ?? null };
   }
 
   async list(actor: Actor, query: PageQueryDto): Promise<Page<RoomView>> {

@@ -1,0 +1,31 @@
+import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { ApiExtraModels, ApiHeader, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ErrorBody, ValidationErrorBody } from '../../common/openapi/error-responses';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
+
+/**
+ * Accepts an `Idempotency-Key` header on this POST (docs/decisions.md, "Idempotency keys"). Put it
+ * above `@ApiErrors`: its 409 and 422 documentation (a 422 may also be a `{"detail"}` sentence) wins.
+ */
+export function Idempotent() {
+  return applyDecorators(
+    UseInterceptors(IdempotencyInterceptor),
+    ApiExtraModels(ErrorBody, ValidationErrorBody),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+      description:
+        'Makes a retry safe: for 24 hours the same key with the same method, path and body returns the first answer again ' +
+        '(status and body, with the header `Idempotent-Replayed: true`) and creates nothing twice. ' +
+        'Reused with another body: 422; while the first request runs: 409. A first answer with a 5xx status is not remembered.',
+    }),
+    ApiResponse({ status: 409, description: 'Conflict, or a request with this Idempotency-Key is still running', type: ErrorBody }),
+    ApiResponse({
+      status: 422,
+      description:
+        'Validation error (also a malformed Idempotency-Key, at ["header","idempotency-key"]), or the key reused with another request',
+      schema: { oneOf: [{ $ref: getSchemaPath(ValidationErrorBody) }, { $ref: getSchemaPath(ErrorBody) }] },
+    }),
+  );
+}
