@@ -9,6 +9,8 @@ import type { AppConfig } from './config/app-config';
 import type { Server } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { mountOpenApi } from './openapi';
+import { httpMetrics } from './modules/metrics/http-metrics';
+import { Metrics } from './modules/metrics/metrics';
 import { registerBodyParsers } from './common/http/body-parsers';
 import { refuseEncodedBodies } from './common/http/content-encoding';
 import { allowBrowsers } from './common/http/browser-access';
@@ -22,6 +24,7 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
     bodyParser: false, // registered below, once, with our limits
   });
   app.use(requestLogging(logger));
+  app.use(httpMetrics(app.get(Metrics)));
   allowBrowsers(app, config);
   app.use(refuseEncodedBodies);
   registerBodyParsers(app, config);

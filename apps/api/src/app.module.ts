@@ -20,6 +20,7 @@ import { QueueModule } from './queue/queue.module';
 import { IdempotencyModule } from './modules/idempotency/idempotency.module';
 import { CustomerEventsModule } from './modules/customer-webhooks/customer-events.module';
 import { CustomerWebhooksModule } from './modules/customer-webhooks/customer-webhooks.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
 
 @Module({})
 export class AppModule {
@@ -31,6 +32,7 @@ export class AppModule {
         TypeOrmModule.forRoot(dataSourceOptions(config, config.timeouts)),
         QueueModule,
         DatabaseModule,
+        MetricsModule,
         IdempotencyModule,
         CustomerEventsModule,
         AuthModule,

@@ -12,7 +12,9 @@ import { hasPendingMigrations } from './database/pending-migrations';
  */
 async function main(): Promise<void> {
   loadDotEnv();
-  const config = loadConfigOrExit({ ...process.env, RUN_QUEUE_WORKERS: 'true' });
+  const loaded = loadConfigOrExit({ ...process.env, RUN_QUEUE_WORKERS: 'true' });
+  // Its own metrics listener: next to an API process on the same host, METRICS_PORT is the API's.
+  const config = { ...loaded, metrics: { ...loaded.metrics, port: loaded.metrics.workerPort } };
   if (await hasPendingMigrations(config.databaseUrl)) {
     process.stderr.write('The database has pending migrations: run `npm run migrate` first.\n');
     process.exit(1);

@@ -33,7 +33,8 @@ export interface AppConfig {
     concurrency: number;
     endpointConcurrency: number;
   };
-  metrics: { port: number | null; token: string | null };
+  /** `port`: this process's unauthenticated /metrics listener (0: any free port); the queue worker process uses `workerPort`. */
+  metrics: { port: number | null; workerPort: number | null; token: string | null };
   logLevel: string;
   /** How long the service waits on each dependency before answering 503 (docs/decisions.md, "Outages"). */
   timeouts: {
@@ -134,6 +135,10 @@ function durations(env: Env, name: string, fallback: number[]): number[] {
   return parts.map(Number);
 }
 
+function optionalPort(env: Env, name: string): number | null {
+  return env[name] === undefined || env[name] === '' ? null : int(env, name, 0, 0, 65535);
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (nodeEnv !== 'development' && nodeEnv !== 'test' && nodeEnv !== 'production') {
@@ -219,7 +224,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 8, 1, 1024),
     },
     metrics: {
-      port: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? null : int(env, 'METRICS_PORT', 0, 1, 65535),
+      port: optionalPort(env, 'METRICS_PORT'),
+      workerPort: optionalPort(env, 'WORKER_METRICS_PORT'),
       token: optional(env, 'METRICS_TOKEN'),
     },
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { Ledger } from '../../src/modules/billing/ledger';
@@ -7,6 +9,14 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 const ROOT = path.resolve(__dirname, '../../../..');
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 /**
  * A worker process is killed (SIGKILL) while its delivery is in flight (the receiver has the
@@ -27,7 +37,7 @@ describe('a worker killed in the middle of a customer webhook delivery', () => {
     await t.close();
   });
 
-  function startWorker(): Promise<ChildProcess> {
+  function startWorker(extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
     const child = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/api/test/support/worker-process.ts'], {
       cwd: ROOT,
       env: {
@@ -40,6 +50,7 @@ describe('a worker killed in the middle of a customer webhook delivery', () => {
         QUEUE_LOCK_DURATION_MS: '1000',
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         WEBHOOK_TIMEOUT_MS: '1000',
+        ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -69,7 +80,8 @@ describe('a worker killed in the middle of a customer webhook delivery', () => {
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));
 
-    const second = await startWorker();
+    const metricsPort = await freePort();
+    const second = await startWorker({ METRICS_PORT: String(metricsPort) });
     try {
       const received = await r.waitFor((all) => all.length >= 2, 30_000);
       expect(received[1].headers['webhook-id']).toBe(inFlight.headers['webhook-id']);
@@ -87,6 +99,9 @@ describe('a worker killed in the middle of a customer webhook delivery', () => {
       // The killed attempt never got to record itself; the event was sent to this endpoint exactly twice.
       expect(rows).toEqual([{ status: 'delivered', attempts: 1, last_status_code: 204 }]);
       expect(r.received).toHaveLength(2);
+      // The worker process serves its own metrics.
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(metrics).toContain('customer_webhook_deliveries_total{outcome="delivered"} 1');
     } finally {
       second.kill('SIGKILL');
     }

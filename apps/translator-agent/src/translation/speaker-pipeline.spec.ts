@@ -1,6 +1,7 @@
 import { initializeLogger, tokenize, tts, type voice } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import { LatencyTracker } from './latency-tracker';
+import { LlmTranslator } from './translator';
 import {
   SpeakerPipeline,
   type SpeechProviders,
@@ -22,20 +23,25 @@ function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: v
   const stts: ScriptedSTT[] = [];
   const synth = new SilenceTTS();
   const model = new RecordingLLM(responses);
+  const synthesis = new tts.StreamAdapter(synth, new tokenize.basic.SentenceTokenizer());
   const providers: SpeechProviders = {
+    label: 'scripted',
     stt: (languages) => {
       const engine = new ScriptedSTT(languages);
       stts.push(engine);
       return engine;
     },
-    llm: model,
-    tts: new tts.StreamAdapter(synth, new tokenize.basic.SentenceTokenizer()),
+    translator: new LlmTranslator(model, { attempts: 1 }),
+    tts: () => synthesis,
+    supports: () => true,
   };
   const recorded: Recorded = { transcripts: [], translations: [], audio: new Map() };
   const outputs: TranslationOutputs = {
     transcript: async (s) => void recorded.transcripts.push(s),
     translation: async (s) => void recorded.translations.push(s),
-    captureAudio: async (target, frame) => void recorded.audio.set(target, [...(recorded.audio.get(target) ?? []), frame]),
+    play: async (target, frames) => {
+      for await (const frame of frames) recorded.audio.set(target, [...(recorded.audio.get(target) ?? []), frame]);
+    },
   };
   let clock = 0;
   const latency = new LatencyTracker();
@@ -44,7 +50,8 @@ function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: v
     providers,
     mode,
     roomLanguages: ['de', 'en'],
-    speaker: { identity: 'ada', languages: speakerLanguages },
+    speaker: { identity: 'ada', languages: speakerLanguages, trackSid: 'TR_ada' },
+    segmentPrefix: 'ada',
     outputs,
     latency,
     now: () => (clock += 100),
@@ -82,11 +89,11 @@ describe('SpeakerPipeline with deterministic local providers', () => {
     h.say([startOfSpeech, interim('Guten'), endOfSpeech, final('Guten Morgen.')]);
     await h.finish();
     expect(h.recorded.transcripts).toEqual([
-      { speakerIdentity: 'ada', segmentId: 'ada-1', language: null, text: 'Guten', final: false },
-      { speakerIdentity: 'ada', segmentId: 'ada-1', language: 'de', text: 'Guten Morgen.', final: true },
+      { speakerIdentity: 'ada', trackSid: 'TR_ada', segmentId: 'ada-1', language: null, text: 'Guten', final: false },
+      { speakerIdentity: 'ada', trackSid: 'TR_ada', segmentId: 'ada-1', language: 'de', text: 'Guten Morgen.', final: true },
     ]);
     expect(h.recorded.translations).toEqual([
-      { speakerIdentity: 'ada', segmentId: 'ada-1', source: 'de', target: 'en', text: 'Good morning.' },
+      { speakerIdentity: 'ada', trackSid: 'TR_ada', segmentId: 'ada-1', source: 'de', target: 'en', text: 'Good morning.' },
     ]);
     expect([...h.recorded.audio.keys()]).toEqual(['en']);
     expect(seconds(h.recorded.audio.get('en'))).toBeCloseTo('Good morning.'.length / 100, 5);
@@ -143,7 +150,7 @@ describe('SpeakerPipeline with deterministic local providers', () => {
     h.say([endOfSpeech, final('Danke schön.')]);
     await h.finish();
     expect(h.recorded.translations).toEqual([
-      { speakerIdentity: 'ada', segmentId: 'ada-1', source: 'de', target: 'en', text: 'Thank you very much.' },
+      { speakerIdentity: 'ada', trackSid: 'TR_ada', segmentId: 'ada-1', source: 'de', target: 'en', text: 'Thank you very much.' },
     ]);
     expect([...h.recorded.audio.keys()]).toEqual(['en']);
     expect(h.synth.sentences).toEqual(['Thank you very much.']);

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { QueueRegistry } from '../../queue/queue-registry';
-import { DeliveryOutcomes } from './delivery-outcomes';
+import { Metrics } from '../metrics/metrics';
 import { postWebhook, type AttemptResult } from './webhook-sender';
 
 export interface DeliveryJob {
@@ -57,7 +57,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
   constructor(
     private readonly dataSource: DataSource,
     private readonly queues: QueueRegistry,
-    private readonly outcomes: DeliveryOutcomes,
+    private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -194,7 +194,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
           WHERE id = $1 AND status = 'pending'`,
         [claimed.id, attempts, result.statusCode],
       );
-      this.outcomes.count('delivered');
+      this.metrics.customerDeliveries.inc({ outcome: 'delivered' });
       return this.next(claimed);
     }
     if (attempts >= claimed.max_attempts) {
@@ -203,7 +203,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
           WHERE id = $1 AND status = 'pending'`,
         [claimed.id, attempts, result.statusCode, result.error],
       );
-      this.outcomes.count('failed');
+      this.metrics.customerDeliveries.inc({ outcome: 'failed' });
       return this.next(claimed);
     }
     const waitMs = schedule[Math.min(attempts, schedule.length) - 1] ?? 0;
@@ -213,7 +213,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
         WHERE id = $1 AND status = 'pending'`,
       [claimed.id, attempts, result.statusCode, result.error, waitMs / 1000],
     );
-    this.outcomes.count('retried');
+    this.metrics.customerDeliveries.inc({ outcome: 'retried' });
     await this.queues.add(
       QUEUES.customerWebhooks,
       'deliver',
