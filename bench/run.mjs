@@ -332,6 +332,8 @@ async function main() {
       RATE_LIMIT_PER_CREDENTIAL: '1000000000',
       RATE_LIMIT_PER_ADDRESS: '1000000000',
       LOG_LEVEL: 'warn',
+      // The customer webhook endpoints of the webhook rows are receivers on loopback.
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     };
     // No LiveKit server can be reached here: the API talks to the protocol double of the tests.
     const livekit = startChild('LiveKit double', ['-r', '@swc-node/register', 'bench/livekit-double-server.ts'], env);
@@ -436,23 +438,47 @@ async function main() {
       attack = await measureAttack(baseUrl, apiKey, { seconds: DURATION });
     }
 
+    const measureWebhooks = async (extraEnv) =>
+      JSON.parse(
+        (
+          await run(process.execPath, ['-r', '@swc-node/register', 'bench/webhooks.ts', baseUrl, apiKey, databaseUrl, organizationId], {
+            ...env,
+            ...extraEnv,
+          })
+        )
+          .trim()
+          .split('\n')
+          .pop(),
+      );
     log('measuring LiveKit webhooks end to end');
-    const webhooks = JSON.parse(
-      (await run(process.execPath, ['-r', '@swc-node/register', 'bench/webhooks.ts', baseUrl, apiKey, databaseUrl, organizationId], env))
-        .trim()
-        .split('\n')
-        .pop(),
-    );
+    const webhooks = await measureWebhooks({});
+    log('measuring LiveKit webhooks end to end with 10 customer webhook endpoints, one answering after 5 s');
+    const withEndpoints = await measureWebhooks({ BENCH_CUSTOMER_ENDPOINTS: '10', BENCH_SLOW_ENDPOINT_MS: '5000' });
     const cpus = os.cpus();
     process.stdout.write(
       `\n${new Date().toISOString()}  node ${process.version}  ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}  ` +
         `${DURATION}s per side in ${ROUNDS} alternating rounds (warm-up ${WARMUP}s), ${CONNECTIONS} connections, pool ${POOL_SIZE}\n\n${formatTable(rows)}\n\n`,
     );
-    const webhookPass = webhooks.appliedPerSecond >= 1000 && webhooks.lost === 0 && webhooks.doubled === 0 && webhooks.rejected === 0;
+    const webhookRow = (name, w) => {
+      const pass = w.appliedPerSecond >= 1000 && w.lost === 0 && w.doubled === 0 && w.rejected === 0;
+      return `| ${name} | ${w.events} | ${w.acceptedPerSecond} | ${w.appliedPerSecond} | ${w.lost} | ${w.doubled} | ≥ 1000/s, 0 lost, 0 doubled | ${pass ? 'pass' : 'FAIL'} |\n`;
+    };
     process.stdout.write(
       `| webhooks | events | accepted/s | applied end to end/s | lost | doubled | target | pass/fail |\n` +
         `|---|--:|--:|--:|--:|--:|---|---|\n` +
-        `| signed LiveKit webhooks | ${webhooks.events} | ${webhooks.acceptedPerSecond} | ${webhooks.appliedPerSecond} | ${webhooks.lost} | ${webhooks.doubled} | ≥ 1000/s, 0 lost, 0 doubled | ${webhookPass ? 'pass' : 'FAIL'} |\n\n`,
+        webhookRow('signed LiveKit webhooks', webhooks) +
+        webhookRow('signed LiveKit webhooks, 10 customer endpoints (1 answering after 5 s)', withEndpoints) +
+        '\n',
+    );
+    const latency = withEndpoints.latency;
+    const latencyPass = latency && latency.missing === 0 && latency.p99 !== null && latency.p99 <= 1000;
+    process.stdout.write(
+      `| customer webhooks | deliveries timed | p50 ms | p99 ms | missing | target | pass/fail |\n` +
+        `|---|--:|--:|--:|--:|---|---|\n` +
+        `| LiveKit event sent → room.started received by a fast endpoint (9 fast, 1 slow; under the load above) | ` +
+        `${latency?.samples ?? 0} | ${latency?.p50 ?? '—'} | ${latency?.p99 ?? '—'} | ${latency?.missing ?? '—'} | p99 ≤ 1000 ms | ${latencyPass ? 'pass' : 'FAIL'} |\n` +
+        `| of which: event committed (outbox row) → delivered, recorded in the database | ${latency?.samples ?? 0} | ` +
+        `${latency?.outboxP50 ?? '—'} | ${latency?.outboxP99 ?? '—'} | — | — | — |\n\n`,
     );
     if (attack) process.stdout.write(formatAttackRow(attack));
     return rows.some((row) => row.error) ? 1 : 0;

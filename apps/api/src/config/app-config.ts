@@ -29,7 +29,7 @@ export interface AppConfig {
     /** Waits before each retry; a delivery is tried once more than this list is long. */
     retryScheduleMs: number[];
     timeoutMs: number;
-    /** Deliveries in flight per process, and to one endpoint per process. */
+    /** Endpoints served at once per process (a queue job each), and deliveries in flight to one endpoint. */
     concurrency: number;
     endpointConcurrency: number;
   };
@@ -221,7 +221,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       retryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE_MS', RETRY_SCHEDULE_MS),
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
       concurrency: int(env, 'WEBHOOK_DELIVERY_CONCURRENCY', 64, 1, 1024),
-      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 8, 1, 1024),
+      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 1024),
     },
     metrics: {
       port: optionalPort(env, 'METRICS_PORT'),

@@ -10,49 +10,48 @@ import { Metrics } from '../metrics/metrics';
 import { postWebhook, type AttemptResult } from './webhook-sender';
 
 export interface DeliveryJob {
-  deliveryId: string;
+  endpointId: string;
+}
+
+interface Endpoint {
+  url: string;
+  secret: string;
 }
 
 interface Claimed {
   id: string;
   attempts: number;
   max_attempts: number;
-  lane: string | null;
-  endpoint_id: string;
-  url: string;
-  secret: string;
   event_id: string;
   body: string;
 }
 
 /** How often due deliveries are looked for besides the commit notifications (retries, crashes). */
 const SWEEP_INTERVAL_MS = 1_000;
-const SWEEP_BATCH = 1_000;
 const CHANNEL = 'webhook_deliveries';
 const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
 
-/** A due delivery whose earlier deliveries of the same endpoint and room are all settled. */
-const LANE_HEAD = `NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-  WHERE p.endpoint_id = d.endpoint_id AND p.lane = d.lane AND p.status = 'pending' AND p.seq < d.seq)`;
-
 /**
- * Sends the deliveries the outbox holds. A commit that inserted deliveries notifies us; a sweep
- * then enqueues every due delivery that heads its lane (endpoint + room), one job per attempt. A
- * job claims its delivery in the database (a lease longer than an attempt can take), posts it
- * signed, and records the outcome: delivered, a retry at the schedule's next wait, or failed. A
- * worker that dies mid-attempt loses its lease, and the sweep sends the delivery again.
- * Each process sends at most `endpointConcurrency` deliveries to one endpoint at a time, so a
- * slow endpoint holds a few of the queue's slots, never all of them.
+ * Sends the deliveries the outbox holds, by endpoint. A commit that inserted deliveries notifies
+ * us; a sweep (then, and every second) enqueues one job per endpoint with due deliveries (job id
+ * `endpoint.<id>`, so an endpoint has one job at a time). The job claims a batch of the endpoint's
+ * due deliveries that head their lanes (a room's earlier events first), with a lease in the
+ * database longer than an attempt can take, posts them signed in parallel, records the outcomes
+ * (delivered, a retry at the schedule's next wait, or failed) with one statement, and goes on while
+ * more are due. A worker that dies mid-attempt loses its lease; the delivery is then sent again.
+ * A slow endpoint holds its own job only: at most `endpointConcurrency` of its deliveries are in
+ * flight, and the other endpoints' jobs run beside it.
  */
 @Injectable()
 export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(CustomerWebhookDelivery.name);
-  private readonly inFlight = new Map<string, number>();
   private listener: Client | null = null;
   private timer: NodeJS.Timeout | null = null;
   private sweeping: Promise<void> | null = null;
   private sweepAgain = false;
   private stopped = false;
+  /** Counts commits that inserted deliveries: a job that found nothing due looks again if it moved meanwhile. */
+  private notified = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -62,7 +61,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
   ) {}
 
   onModuleInit(): void {
-    this.queues.process<DeliveryJob>(QUEUES.customerWebhooks, (job) => this.attempt(job.data.deliveryId), {
+    this.queues.process<DeliveryJob>(QUEUES.customerWebhooks, (job) => this.deliverTo(job.data.endpointId), {
       concurrency: this.config.webhooks.concurrency,
     });
   }
@@ -82,19 +81,21 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
     await this.sweeping;
   }
 
-  /** Sends one delivery again now (the log's manual retry), whatever its state. */
-  async sendNow(deliveryId: string): Promise<void> {
-    await this.queues.add(
-      QUEUES.customerWebhooks,
-      'deliver',
-      { deliveryId },
-      { ...JOB_OPTIONS, jobId: `${deliveryId}.manual.${Date.now()}` },
-    );
+  /** Sends the endpoint's due deliveries now (after a manual retry made one due). */
+  async sendNow(endpointId: string): Promise<void> {
+    await this.enqueue(endpointId, `endpoint.${endpointId}.now.${Date.now()}`);
+  }
+
+  private async enqueue(endpointId: string, jobId = `endpoint.${endpointId}`, delay = 0): Promise<void> {
+    await this.queues.add(QUEUES.customerWebhooks, 'deliver', { endpointId }, { ...JOB_OPTIONS, jobId, delay });
   }
 
   private async listen(): Promise<void> {
     const client = new Client({ connectionString: this.config.databaseUrl });
-    client.on('notification', () => this.sweep());
+    client.on('notification', () => {
+      this.notified += 1;
+      this.sweep();
+    });
     client.on('error', (error: Error) => {
       this.logger.warn(`Delivery notifications lost (${error.message}); reconnecting`);
       this.listener = null;
@@ -125,116 +126,98 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
 
   private async enqueueDue(): Promise<void> {
     const due = (await this.dataSource.query(
-      `SELECT d.id, d.attempts FROM webhook_deliveries d
-        WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now()) AND ${LANE_HEAD}
-        ORDER BY d.next_attempt_at, d.seq LIMIT ${SWEEP_BATCH}`,
-    )) as { id: string; attempts: number }[];
+      `SELECT DISTINCT endpoint_id FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())`,
+    )) as { endpoint_id: string }[];
     if (due.length === 0) return;
-    // The job id names the attempt: while one is queued, enqueuing it again is a no-op.
-    await this.queues
-      .queue<DeliveryJob>(QUEUES.customerWebhooks)
-      .addBulk(due.map((d) => ({ name: 'deliver', data: { deliveryId: d.id }, opts: { ...JOB_OPTIONS, jobId: `${d.id}.${d.attempts}` } })));
+    // While an endpoint's job waits or runs, adding it again is a no-op.
+    await this.queues.queue<DeliveryJob>(QUEUES.customerWebhooks).addBulk(
+      due.map((d) => ({
+        name: 'deliver',
+        data: { endpointId: d.endpoint_id },
+        opts: { ...JOB_OPTIONS, jobId: `endpoint.${d.endpoint_id}` },
+      })),
+    );
   }
 
-  private async attempt(deliveryId: string): Promise<void> {
-    const [target] = (await this.dataSource.query(`SELECT endpoint_id FROM webhook_deliveries WHERE id = $1 AND status = 'pending'`, [
-      deliveryId,
-    ])) as { endpoint_id: string }[];
-    if (!target) return;
-    const busy = this.inFlight.get(target.endpoint_id) ?? 0;
-    // At this endpoint's limit: the sweep enqueues it again once a slot is free.
-    if (busy >= this.config.webhooks.endpointConcurrency) return;
-    this.inFlight.set(target.endpoint_id, busy + 1);
-    try {
-      const claimed = await this.claim(deliveryId);
-      if (!claimed) return;
-      const result = await this.post(claimed);
-      await this.record(claimed, result);
-    } finally {
-      const left = (this.inFlight.get(target.endpoint_id) ?? 1) - 1;
-      if (left === 0) this.inFlight.delete(target.endpoint_id);
-      else this.inFlight.set(target.endpoint_id, left);
+  private async deliverTo(endpointId: string): Promise<void> {
+    const [endpoint] = (await this.dataSource.query(`SELECT url, secret FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL`, [
+      endpointId,
+    ])) as Endpoint[];
+    if (!endpoint) return;
+    for (;;) {
+      const seen = this.notified;
+      const batch = await this.claim(endpointId);
+      if (batch.length === 0) {
+        if (this.notified === seen || this.stopped) return;
+        continue;
+      }
+      const results = await Promise.all(batch.map((delivery) => this.post(endpoint, delivery)));
+      await this.record(endpointId, batch, results);
     }
   }
 
-  /** Takes the delivery's lease if it is due, heads its lane, and its endpoint still exists. */
-  private async claim(deliveryId: string): Promise<Claimed | null> {
+  /** Leases the endpoint's due deliveries that head their lanes (one per room at most), oldest first. */
+  private async claim(endpointId: string): Promise<Claimed[]> {
     const leaseSeconds = (2 * this.config.webhooks.timeoutMs + 1_000) / 1000;
     const [rows] = (await this.dataSource.query(
-      `UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $2)
-         FROM webhook_endpoints e, webhook_events ev
-        WHERE d.id = $1 AND d.status = 'pending' AND d.next_attempt_at <= now() AND (d.locked_until IS NULL OR d.locked_until < now())
-          AND e.id = d.endpoint_id AND e.deleted_at IS NULL AND ev.seq = d.event_seq AND ${LANE_HEAD}
-        RETURNING d.id, d.attempts, d.max_attempts, d.lane, d.endpoint_id, e.url, e.secret, ev.id AS event_id, ev.body`,
-      [deliveryId, leaseSeconds],
+      `UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $3)
+         FROM webhook_events ev
+        WHERE ev.seq = d.event_seq AND d.id IN (
+          SELECT c.id FROM webhook_deliveries c
+           WHERE c.endpoint_id = $1 AND c.status = 'pending' AND c.next_attempt_at <= now()
+             AND (c.locked_until IS NULL OR c.locked_until < now())
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                              WHERE p.endpoint_id = c.endpoint_id AND p.lane = c.lane AND p.status = 'pending' AND p.seq < c.seq)
+           ORDER BY c.seq LIMIT $2 FOR UPDATE OF c SKIP LOCKED)
+        RETURNING d.id, d.attempts, d.max_attempts, ev.id AS event_id, ev.body`,
+      [endpointId, this.config.webhooks.endpointConcurrency, leaseSeconds],
     )) as [Claimed[], number];
-    return rows[0] ?? null;
+    return rows;
   }
 
-  private async post(claimed: Claimed): Promise<AttemptResult> {
-    const signature = new Webhook(claimed.secret).sign(claimed.event_id, new Date(), claimed.body);
+  private post(endpoint: Endpoint, delivery: Claimed): Promise<AttemptResult> {
+    const now = new Date();
     const headers = {
-      'webhook-id': claimed.event_id,
-      'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
-      'webhook-signature': signature,
+      'webhook-id': delivery.event_id,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': new Webhook(endpoint.secret).sign(delivery.event_id, now, delivery.body),
     };
-    return postWebhook(claimed.url, headers, claimed.body, {
+    return postWebhook(endpoint.url, headers, delivery.body, {
       timeoutMs: this.config.webhooks.timeoutMs,
       allowPrivate: this.config.webhooks.allowPrivateUrls,
     });
   }
 
-  private async record(claimed: Claimed, result: AttemptResult): Promise<void> {
-    const attempts = claimed.attempts + 1;
+  /** One statement for the batch; a delivery no longer pending (its endpoint was deleted meanwhile) is left as it is. */
+  private async record(endpointId: string, batch: Claimed[], results: AttemptResult[]): Promise<void> {
     const schedule = this.config.webhooks.retryScheduleMs;
-    if (result.ok) {
-      await this.dataSource.query(
-        `UPDATE webhook_deliveries SET status = 'delivered', attempts = $2, last_status_code = $3, last_error = NULL,
-                delivered_at = now(), next_attempt_at = NULL, locked_until = NULL
-          WHERE id = $1 AND status = 'pending'`,
-        [claimed.id, attempts, result.statusCode],
-      );
-      this.metrics.customerDeliveries.inc({ outcome: 'delivered' });
-      return this.next(claimed);
-    }
-    if (attempts >= claimed.max_attempts) {
-      await this.dataSource.query(
-        `UPDATE webhook_deliveries SET status = 'failed', attempts = $2, last_status_code = $3, last_error = $4, next_attempt_at = NULL, locked_until = NULL
-          WHERE id = $1 AND status = 'pending'`,
-        [claimed.id, attempts, result.statusCode, result.error],
-      );
-      this.metrics.customerDeliveries.inc({ outcome: 'failed' });
-      return this.next(claimed);
-    }
-    const waitMs = schedule[Math.min(attempts, schedule.length) - 1] ?? 0;
+    const outcomes = batch.map((delivery, i) => {
+      const result = results[i];
+      const attempts = delivery.attempts + 1;
+      const status = result.ok ? 'delivered' : attempts >= delivery.max_attempts ? 'failed' : 'pending';
+      const waitMs = status === 'pending' ? (schedule[Math.min(attempts, schedule.length) - 1] ?? 0) : null;
+      return { id: delivery.id, attempts, status, code: result.statusCode, error: result.ok ? null : result.error, waitMs };
+    });
     await this.dataSource.query(
-      `UPDATE webhook_deliveries SET attempts = $2, last_status_code = $3, last_error = $4,
-              next_attempt_at = now() + make_interval(secs => $5), locked_until = NULL
-        WHERE id = $1 AND status = 'pending'`,
-      [claimed.id, attempts, result.statusCode, result.error, waitMs / 1000],
+      `UPDATE webhook_deliveries d SET status = o.status, attempts = o.attempts, last_status_code = o.code, last_error = o.error,
+              delivered_at = CASE WHEN o.status = 'delivered' THEN now() END,
+              next_attempt_at = CASE WHEN o.status = 'pending' THEN now() + make_interval(secs => o.wait_ms / 1000.0) END,
+              locked_until = NULL
+         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::int[]) AS o(id, attempts, status, code, error, wait_ms)
+        WHERE d.id = o.id AND d.status = 'pending'`,
+      [
+        outcomes.map((o) => o.id),
+        outcomes.map((o) => o.attempts),
+        outcomes.map((o) => o.status),
+        outcomes.map((o) => o.code),
+        outcomes.map((o) => o.error),
+        outcomes.map((o) => o.waitMs),
+      ],
     );
-    this.metrics.customerDeliveries.inc({ outcome: 'retried' });
-    await this.queues.add(
-      QUEUES.customerWebhooks,
-      'deliver',
-      { deliveryId: claimed.id },
-      { ...JOB_OPTIONS, jobId: `${claimed.id}.${attempts}`, delay: waitMs },
-    );
-  }
-
-  /** The lane's next delivery goes at once, without waiting for a sweep. */
-  private async next(claimed: Claimed): Promise<void> {
-    if (claimed.lane === null) return;
-    const [next] = (await this.dataSource.query(
-      `SELECT id, attempts FROM webhook_deliveries WHERE endpoint_id = $1 AND lane = $2 AND status = 'pending' ORDER BY seq LIMIT 1`,
-      [claimed.endpoint_id, claimed.lane],
-    )) as { id: string; attempts: number }[];
-    if (next)
-      await this.queues.add(
-        QUEUES.customerWebhooks,
-        'deliver',
-        { deliveryId: next.id },
-        { ...JOB_OPTIONS, jobId: `${next.id}.${next.attempts}` },
-      );
+    for (const o of outcomes) this.metrics.customerDeliveries.inc({ outcome: o.status === 'pending' ? 'retried' : o.status });
+    // The earliest retry comes back by itself, not only at the next sweep.
+    const waits = outcomes.flatMap((o) => (o.waitMs === null ? [] : [o.waitMs]));
+    if (waits.length > 0) await this.enqueue(endpointId, `endpoint.${endpointId}.retry.${Date.now()}`, Math.min(...waits));
   }
 }

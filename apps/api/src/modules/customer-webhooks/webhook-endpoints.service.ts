@@ -87,7 +87,7 @@ export class WebhookEndpointsService {
       [deliveryId, endpointId, actor.organizationId],
     )) as [unknown[], number];
     if (rows.length === 0) throw ApiError.notFound('Delivery not found.');
-    await this.delivery.sendNow(deliveryId);
+    await this.delivery.sendNow(endpointId);
     const [view] = (await this.dataSource.query(
       `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events ev ON ev.seq = d.event_seq WHERE d.id = $1`,
       [deliveryId],
