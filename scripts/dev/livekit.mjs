@@ -43,7 +43,7 @@ export async function ensureLivekit({ config, apiPort, supervisor, say, dataDir,
     url,
     hint:
       `${why}. Get a LiveKit server: install livekit-server (${LIVEKIT_INSTALL_URL}) and run npm run dev again, ` +
-      'or `docker compose up livekit`, or set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET to a LiveKit Cloud project (in .env).',
+      'or `docker compose --profile dev up livekit-dev`, or set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET to a LiveKit Cloud project (in .env).',
   });
   if (!LOOPBACK.has(hostname)) return unavailable(`nothing answers at ${apiUrl}`);
   if (spawnSync('sh', ['-c', 'command -v livekit-server']).status !== 0) {

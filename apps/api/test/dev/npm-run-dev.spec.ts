@@ -185,7 +185,7 @@ describe('npm run dev', () => {
         `CANNOT be created: nothing answers at http://127.0.0.1:${new URL(env.LIVEKIT_URL).port} and livekit-server is not on PATH`,
       );
       expect(rooms).toContain('https://docs.livekit.io/home/self-hosting/local/');
-      expect(rooms).toContain('docker compose up livekit');
+      expect(rooms).toContain('docker compose --profile dev up livekit-dev');
       const curl = printedCurl(banner);
       expect(JSON.parse(execSync(curl, { encoding: 'utf8' }))).toMatchObject({ credit_cents: 10_000 });
     } finally {

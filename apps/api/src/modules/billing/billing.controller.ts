@@ -14,6 +14,12 @@ export class BillingController {
   constructor(private readonly billing: BillingService) {}
 
   @Get('history')
+  @ApiOperation({
+    operationId: 'getBillingHistory',
+    summary: 'Billing history',
+    description:
+      "One page of purchases, grants and calls that cost something, newest first, in one signed list: the amounts of all lines sum to the balance. `expand` chooses how much of each call's room and per-connection breakdown is included; a breakdown is never split across pages.",
+  })
   @Header('Content-Type', 'application/json; charset=utf-8')
   @ApiPageResponse(HistoryLineView, 'Purchases and calls, newest first; the amounts of all lines sum to the balance')
   @ApiErrors(422, 401)
@@ -22,6 +28,12 @@ export class BillingController {
   }
 
   @Get('credit')
+  @ApiOperation({
+    operationId: 'getCredit',
+    summary: 'Credit balance and rates',
+    description:
+      "The balance in cents (negative after overage: a call in progress is never cut off) and the per-minute rate of each participant class, billed per started minute of every connection, the translator's included.",
+  })
   @ApiOkResponse({ type: CreditView })
   @ApiErrors(401)
   credit(@CurrentActor() actor: Actor) {
@@ -53,6 +65,12 @@ export class BillingController {
   }
 
   @Post('checkout')
+  @ApiOperation({
+    operationId: 'createCheckout',
+    summary: 'Buy credit (Stripe Checkout)',
+    description:
+      'Starts a hosted Stripe Checkout for `amount_cents` (400 outside the configured range). Redirect the browser to `checkout_url`; the credit is added once Stripe reports the payment. 503 when Stripe is not configured or cannot be reached. Without Stripe an operator grants credit with `npm run -s cli -- credit:grant`.',
+  })
   @Idempotent()
   @ApiCreatedResponse({ type: CheckoutView, description: 'Redirect the browser to checkout_url; credit is added once payment settles' })
   @ApiErrors(422, 400, 401, 503)

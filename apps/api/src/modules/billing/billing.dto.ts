@@ -24,7 +24,7 @@ export class CheckoutView {
 }
 
 export class RateView {
-  @ApiProperty({ enum: ['participant', 'translator'] }) participant_class!: string;
+  @ApiProperty({ enum: ['participant', 'translator'], enumName: 'ParticipantClass' }) participant_class!: string;
   @ApiProperty({ type: 'integer' }) cents_per_minute!: number;
 }
 
@@ -42,7 +42,7 @@ export const EXPANDS = ['none', 'room', 'participants'] as const;
 export type Expand = (typeof EXPANDS)[number];
 
 export class HistoryQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ enum: EXPANDS, default: 'participants' })
+  @ApiPropertyOptional({ enum: EXPANDS, enumName: 'HistoryExpand', default: 'participants' })
   @EnumRule(EXPANDS, { optional: true })
   expand: Expand = 'participants';
 }
@@ -50,7 +50,8 @@ export class HistoryQueryDto extends PageQueryDto {
 export class RoomUsageView {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
-  @ApiProperty({ nullable: true, type: String, enum: ['mono', 'dual'] }) streaming_mode!: string | null;
+  @ApiProperty({ nullable: true, type: String, enum: ['mono', 'dual'], description: 'StreamingMode, or null while no mode is settled' })
+  streaming_mode!: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) started_at!: Date | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) ended_at!: Date | null;
   @ApiProperty({ type: 'integer' }) total_connection_minutes!: number;
