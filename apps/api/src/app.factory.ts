@@ -6,9 +6,14 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { createRootLogger, JsonLogger, requestLogging } from './common/logging/request-logging';
 import { InputValidationPipe } from './common/validation/validation.pipe';
 import type { AppConfig } from './config/app-config';
-import type { IncomingMessage, Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { mountOpenApi } from './openapi';
+import { httpMetrics } from './modules/metrics/http-metrics';
+import { Metrics } from './modules/metrics/metrics';
+import { registerBodyParsers } from './common/http/body-parsers';
+import { refuseEncodedBodies } from './common/http/content-encoding';
+import { allowBrowsers } from './common/http/browser-access';
 
 /** Builds the configured application; main.ts and the tests share it. */
 export async function createApp(config: AppConfig, logDestination?: DestinationStream): Promise<INestApplication> {
@@ -19,14 +24,11 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
     bodyParser: false, // registered below, once, with our limits
   });
   app.use(requestLogging(logger));
-  // Not strict: any JSON value is parsed, so a body that is valid JSON but not an object gets model_attributes_type.
-  app.useBodyParser('json', { limit: '1mb', strict: false });
-  // LiveKit posts its webhooks as application/webhook+json; keep them as text for the signature check.
-  app.useBodyParser('text', { type: 'application/webhook+json', limit: '1mb' });
-  // Any other body is read as text rather than ignored: a body that is not JSON gets 422
-  // model_attributes_type (as in FastAPI), never a room made from defaults.
-  // (A zero-length body is no body: left undefined, it counts as an empty object.)
-  app.useBodyParser('text', { type: (req: IncomingMessage) => req.headers['content-length'] !== '0', limit: '1mb' });
+  app.use(httpMetrics(app.get(Metrics)));
+  allowBrowsers(app, config);
+  app.use(refuseEncodedBodies);
+  registerBodyParsers(app, config);
+  if (config.http.trustProxyHops > 0) app.set('trust proxy', config.http.trustProxyHops);
   // A client that sends its headers or body too slowly is cut off (408) instead of holding a socket for Node's 300 s.
   const server = app.getHttpServer() as Server;
   server.requestTimeout = config.timeouts.httpRequestMs;
@@ -36,6 +38,6 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
   app.useGlobalPipes(new InputValidationPipe());
   app.useGlobalFilters(new AllExceptionsFilter());
   app.enableShutdownHooks();
-  mountOpenApi(app);
+  if (config.http.docsEnabled) mountOpenApi(app);
   return app;
 }

@@ -18,6 +18,9 @@ import { TranslationStatsModule } from './modules/translation-stats/translation-
 import { DatabaseModule } from './database/database.module';
 import { QueueModule } from './queue/queue.module';
 import { IdempotencyModule } from './modules/idempotency/idempotency.module';
+import { CustomerEventsModule } from './modules/customer-webhooks/customer-events.module';
+import { CustomerWebhooksModule } from './modules/customer-webhooks/customer-webhooks.module';
+import { MetricsModule } from './modules/metrics/metrics.module';
 
 @Module({})
 export class AppModule {
@@ -26,10 +29,12 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl, config.timeouts)),
+        TypeOrmModule.forRoot(dataSourceOptions(config, config.timeouts)),
         QueueModule,
         DatabaseModule,
+        MetricsModule,
         IdempotencyModule,
+        CustomerEventsModule,
         AuthModule,
         HealthModule,
         ApiKeysModule,
@@ -42,6 +47,7 @@ export class AppModule {
         BillingModule,
         UsageModule,
         TranslationStatsModule,
+        CustomerWebhooksModule,
       ],
     };
   }

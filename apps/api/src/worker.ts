@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { createApp } from './app.factory';
+import { exitAfterDrainTime } from './common/shutdown/drain-deadline';
 import { loadConfigOrExit } from './config/app-config';
+import { loadDotEnv } from './config/dot-env';
 import { hasPendingMigrations } from './database/pending-migrations';
 
 /**
@@ -9,12 +11,16 @@ import { hasPendingMigrations } from './database/pending-migrations';
  * competes with answering requests for one process's CPU.
  */
 async function main(): Promise<void> {
-  const config = loadConfigOrExit({ ...process.env, RUN_QUEUE_WORKERS: 'true' });
+  loadDotEnv();
+  const loaded = loadConfigOrExit({ ...process.env, RUN_QUEUE_WORKERS: 'true' });
+  // Its own metrics listener: next to an API process on the same host, METRICS_PORT is the API's.
+  const config = { ...loaded, metrics: { ...loaded.metrics, port: loaded.metrics.workerPort } };
   if (await hasPendingMigrations(config.databaseUrl)) {
     process.stderr.write('The database has pending migrations: run `npm run migrate` first.\n');
     process.exit(1);
   }
   const app = await createApp(config);
+  exitAfterDrainTime(config.shutdownTimeoutMs, 'The queue workers');
   await app.init();
   process.stdout.write('Queue workers running\n');
 }

@@ -5,9 +5,11 @@
 import { AutoSubscribe, defineAgent, log, type JobContext } from '@livekit/agents';
 import { loadAgentConfig } from './config';
 import { TranslatorEventsReporter } from './events/translator-events';
+import { LanguageWatch } from './translation/language-watch';
 import { LatencyTracker } from './translation/latency-tracker';
 import { createSpeechProviders } from './translation/providers';
-import { RoomTranslator } from './translation/room-translator';
+import { refusedReport, roomSupport } from './translation/room-support';
+import { OUTPUT_SAMPLE_RATE, RoomTranslator } from './translation/room-translator';
 
 export interface TranslatorJobMetadata {
   roomId: string;
@@ -36,12 +38,27 @@ export default defineAgent({
       roomId: job.roomId,
       livekitRoom: ctx.job.room?.name ?? '',
     });
+    const providers = createSpeechProviders(config.pipeline, OUTPUT_SAMPLE_RATE, (stage, error) =>
+      logger.warn({ error, stage, roomId: job.roomId }, 'translation provider error'),
+    );
+    const support = roomSupport(job.languages, providers);
+    if (support.line) {
+      logger.warn({ roomId: job.roomId, refused: support.refused }, support.line);
+      await reporter.latency(support.refused.map(refusedReport)).catch((error: unknown) => logger.warn({ error }, 'report failed'));
+    }
+    if (support.served.length === 0) {
+      await providers.close?.();
+      await reporter.close();
+      ctx.shutdown('language pair not supported by the pipeline');
+      return;
+    }
+
     const latency = new LatencyTracker();
     const translator = new RoomTranslator({
       room: ctx.room,
       mode: job.mode,
       languages: job.languages,
-      providers: createSpeechProviders(config.pipeline),
+      providers,
       latency,
       onError: (error) => logger.error({ error, roomId: job.roomId }, 'translation pipeline error'),
     });
@@ -49,7 +66,14 @@ export default defineAgent({
     await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
     await translator.publish();
     await reporter.joined();
-    logger.info({ roomId: job.roomId, languages: job.languages, mode: job.mode }, 'translator joined');
+    logger.info({ roomId: job.roomId, languages: job.languages, mode: job.mode, pipeline: providers.label }, 'translator joined');
+
+    // Finish what was heard, then leave: on a worker drain (SIGTERM forwarded by main.ts) or an emptied room.
+    const leave = (reason: string) => void translator.drain().finally(() => ctx.shutdown(reason));
+    const watch = new LanguageWatch(ctx.room, job.languages, config.leaveAfterMs, () => leave('room below two languages'));
+    watch.start();
+    const onTerm = () => leave('worker draining');
+    process.once('SIGTERM', onTerm);
 
     const report = async () => {
       const reports = latency.drain();
@@ -62,7 +86,10 @@ export default defineAgent({
     );
     ctx.addShutdownCallback(async () => {
       clearInterval(timer);
+      watch.stop();
+      process.off('SIGTERM', onTerm);
       await translator.close();
+      await providers.close?.();
       await report().catch(() => undefined);
       await reporter.left();
       await reporter.close();

@@ -1,19 +1,46 @@
 import { loadAgentConfig } from './config';
+import type { LocalEngines, LocalEnginesResult } from './local/local-engines';
+
+const engines: LocalEngines = {
+  python: '/usr/bin/python3',
+  recognizerScript: 'pocketsphinx-stream.py',
+  sphinxModel: { hmm: 'hmm', lm: 'lm', dict: 'dict' },
+  modes: new Map([['en>es', 'eng-spa.mode']]),
+  espeak: 'espeak-ng',
+  source: 'en',
+  targets: ['es'],
+};
+const installed = (): LocalEnginesResult => ({ ok: true, engines });
+const missing = (): LocalEnginesResult => ({
+  ok: false,
+  problem: 'the local speech pipeline needs Debian packages: apt-get install espeak-ng',
+});
 
 describe('loadAgentConfig', () => {
-  it('refuses to start without provider keys, in one line saying what to set', () => {
-    const result = loadAgentConfig({});
-    expect(result).toEqual({ ok: false, problem: expect.stringContaining('set OPENAI_API_KEY') });
+  it('without any provider key, runs the local pipeline when its packages are installed', () => {
+    const result = loadAgentConfig({}, installed);
+    expect(result.ok && result.config.pipeline).toMatchObject({ stt: 'local', translation: 'local', tts: 'local', local: engines });
+  });
+
+  it('without keys or packages, refuses in one line saying what to install', () => {
+    const result = loadAgentConfig({}, missing);
+    expect(result).toEqual({ ok: false, problem: expect.stringContaining('apt-get install espeak-ng') });
     expect(result.ok ? '' : result.problem).not.toContain('\n');
   });
 
   it.each([
+    [{ TRANSLATOR_PIPELINE: 'openai' }, 'set OPENAI_API_KEY'],
+    [{ OPENAI_API_KEY: 'sk', TRANSLATOR_STT: 'deepgram' }, 'DEEPGRAM_API_KEY'],
+    [{ OPENAI_API_KEY: 'sk', TRANSLATOR_TTS: 'elevenlabs' }, 'ELEVEN_API_KEY'],
     [{ OPENAI_API_KEY: 'sk', TRANSLATOR_PIPELINE: 'nope' }, 'TRANSLATOR_PIPELINE'],
+    [{ OPENAI_API_KEY: 'sk', TRANSLATOR_TTS: 'cartesia' }, 'TRANSLATOR_TTS'],
     [{ OPENAI_API_KEY: 'sk', TRANSLATOR_STATS_INTERVAL_MS: '10' }, 'TRANSLATOR_STATS_INTERVAL_MS'],
-  ])('names the bad variable: %j', (env, name) => {
-    const result = loadAgentConfig(env);
+    [{ OPENAI_API_KEY: 'sk', TRANSLATOR_MAX_JOBS: '0' }, 'TRANSLATOR_MAX_JOBS'],
+  ])('names what is missing or bad, in one line: %j', (env, name) => {
+    const result = loadAgentConfig(env, installed);
     expect(result.ok).toBe(false);
     expect(result.ok ? '' : result.problem).toContain(name);
+    expect(result.ok ? '' : result.problem).not.toContain('\n');
   });
 
   it('derives the agent and API addresses from LIVEKIT_URL / LIVEKIT_API_URL', () => {
@@ -23,13 +50,30 @@ describe('loadAgentConfig', () => {
     expect(b.ok && b.config.livekit).toMatchObject({ wsUrl: 'ws://livekit:7880', apiUrl: 'http://livekit:7880' });
   });
 
-  it('defaults the cascade models and takes overrides', () => {
-    const result = loadAgentConfig({ OPENAI_API_KEY: 'sk', TRANSLATOR_TTS_VOICE: 'nova' });
+  it('with an OpenAI key, every stage is OpenAI with default models; overrides are taken', () => {
+    const result = loadAgentConfig({ OPENAI_API_KEY: 'sk', TRANSLATOR_TTS_VOICE: 'nova' }, missing);
     expect(result.ok && result.config.pipeline).toMatchObject({
-      provider: 'openai',
-      apiKey: 'sk',
-      ttsVoice: 'nova',
-      sttModel: 'gpt-4o-mini-transcribe',
+      stt: 'openai',
+      translation: 'openai',
+      tts: 'openai',
+      openai: { apiKey: 'sk', ttsVoice: 'nova', sttModel: 'gpt-4o-mini-transcribe' },
+      local: null,
     });
+  });
+
+  it('chooses each stage on its own: Deepgram, OpenAI and ElevenLabs, or local speech with hosted translation', () => {
+    const hosted = loadAgentConfig(
+      { OPENAI_API_KEY: 'sk', DEEPGRAM_API_KEY: 'dg', ELEVEN_API_KEY: 'el', TRANSLATOR_STT: 'deepgram', TRANSLATOR_TTS: 'elevenlabs' },
+      missing,
+    );
+    expect(hosted.ok && hosted.config.pipeline).toMatchObject({
+      stt: 'deepgram',
+      translation: 'openai',
+      tts: 'elevenlabs',
+      deepgram: { apiKey: 'dg', model: 'nova-3' },
+      elevenlabs: { apiKey: 'el', model: 'eleven_flash_v2_5' },
+    });
+    const mixed = loadAgentConfig({ OPENAI_API_KEY: 'sk', TRANSLATOR_STT: 'local', TRANSLATOR_TTS: 'local' }, installed);
+    expect(mixed.ok && mixed.config.pipeline).toMatchObject({ stt: 'local', translation: 'openai', tts: 'local', local: engines });
   });
 });

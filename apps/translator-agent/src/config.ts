@@ -1,17 +1,25 @@
 /**
- * The agent's configuration, read from the environment once at start. A missing provider key is
- * not an exception: `--check` and start-up print one line saying what to set.
+ * The agent's configuration, read from the environment once at start. A missing provider key or
+ * engine is not an exception: `--check` and start-up print one line saying what to set or install.
  */
+import { detectLocalEngines, type LocalEngines, type LocalEnginesResult } from './local/local-engines';
+
+export const STT_PROVIDERS = ['openai', 'deepgram', 'local'] as const;
+export const TRANSLATION_PROVIDERS = ['openai', 'local'] as const;
+export const TTS_PROVIDERS = ['openai', 'elevenlabs', 'local'] as const;
+
 export interface SpeechPipelineConfig {
-  /** `openai`: a streaming OpenAI STT, an LLM translation step and OpenAI TTS (sentence-level). */
-  provider: 'openai';
-  apiKey: string;
-  /** OpenAI-compatible base URL (a gateway or proxy); empty means OpenAI's own. */
-  baseUrl: string | undefined;
-  sttModel: string;
-  llmModel: string;
-  ttsModel: string;
-  ttsVoice: string;
+  /** Streaming recognition: OpenAI realtime transcription, Deepgram, or PocketSphinx. */
+  stt: (typeof STT_PROVIDERS)[number];
+  /** Text translation: an OpenAI chat model, or Apertium. */
+  translation: (typeof TRANSLATION_PROVIDERS)[number];
+  /** Speech: OpenAI TTS per sentence, ElevenLabs streaming, or eSpeak NG per sentence. */
+  tts: (typeof TTS_PROVIDERS)[number];
+  openai: { apiKey: string; baseUrl: string | undefined; sttModel: string; llmModel: string; ttsModel: string; ttsVoice: string } | null;
+  deepgram: { apiKey: string; model: string } | null;
+  elevenlabs: { apiKey: string; voiceId: string | undefined; model: string } | null;
+  /** The Debian engines, when any stage is local. */
+  local: LocalEngines | null;
 }
 
 export interface AgentConfig {
@@ -22,11 +30,17 @@ export interface AgentConfig {
   pipeline: SpeechPipelineConfig;
   /** How often each direction's latency is reported to the API, in milliseconds. */
   statsIntervalMs: number;
+  /** Rooms one worker process serves at most; LiveKit assigns no more once they run. */
+  maxJobs: number;
+  /** How long a draining worker lets rooms finish before it exits anyway. */
+  drainTimeoutMs: number;
+  /** How long the agent stays in a room that holds fewer than two languages before leaving by itself. */
+  leaveAfterMs: number;
 }
 
 export type ConfigResult = { ok: true; config: AgentConfig } | { ok: false; problem: string };
 
-const PIPELINES = ['openai'] as const;
+const PIPELINES = ['openai', 'local'] as const;
 
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
@@ -41,44 +55,111 @@ function toWs(url: string): string {
   return url.replace(/^http(s?):\/\//, 'ws$1://');
 }
 
-export function loadAgentConfig(env: NodeJS.ProcessEnv): ConfigResult {
-  const provider = nonEmpty(env.TRANSLATOR_PIPELINE) ?? 'openai';
-  if (!(PIPELINES as readonly string[]).includes(provider)) {
-    return { ok: false, problem: `TRANSLATOR_PIPELINE must be one of: ${PIPELINES.join(', ')} (got "${provider}").` };
+/** A bad setting: the one line start-up prints. */
+class ConfigProblem extends Error {}
+
+function pick<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const value = nonEmpty(env[name]) ?? fallback;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ConfigProblem(`${name} must be one of: ${allowed.join(', ')} (got "${value}").`);
+  return value as T;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const value = Number(nonEmpty(env[name]) ?? String(fallback));
+  if (!Number.isInteger(value) || value < min) throw new ConfigProblem(`${name} must be an integer of at least ${min}.`);
+  return value;
+}
+
+/**
+ * `TRANSLATOR_PIPELINE` sets every stage (`openai`, the default when `OPENAI_API_KEY` is set, else
+ * `local`); `TRANSLATOR_STT`, `TRANSLATOR_TRANSLATION`, `TRANSLATOR_TTS` override one stage each.
+ */
+export function loadAgentConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult = detectLocalEngines): ConfigResult {
+  try {
+    return { ok: true, config: readConfig(env, detect) };
+  } catch (error) {
+    if (error instanceof ConfigProblem) return { ok: false, problem: error.message };
+    throw error;
   }
-  const apiKey = nonEmpty(env.OPENAI_API_KEY);
-  if (!apiKey) {
-    return { ok: false, problem: 'no speech pipeline is configured: set OPENAI_API_KEY (see "Translator agent" in the README).' };
+}
+
+function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): AgentConfig {
+  const openaiKey = nonEmpty(env.OPENAI_API_KEY);
+  const base = pick(env, 'TRANSLATOR_PIPELINE', PIPELINES, openaiKey ? 'openai' : 'local');
+  const stages = {
+    stt: pick(env, 'TRANSLATOR_STT', STT_PROVIDERS, base),
+    translation: pick(env, 'TRANSLATOR_TRANSLATION', TRANSLATION_PROVIDERS, base),
+    tts: pick(env, 'TRANSLATOR_TTS', TTS_PROVIDERS, base),
+  };
+  const uses = (provider: string) => Object.values(stages).includes(provider as never);
+
+  if (uses('openai') && !openaiKey) {
+    throw new ConfigProblem(
+      `the ${stageNames(stages, 'openai')} stage uses OpenAI: set OPENAI_API_KEY (see "Translator agent" in the README).`,
+    );
   }
-  const statsIntervalMs = Number(nonEmpty(env.TRANSLATOR_STATS_INTERVAL_MS) ?? '30000');
-  if (!Number.isInteger(statsIntervalMs) || statsIntervalMs < 1000) {
-    return { ok: false, problem: 'TRANSLATOR_STATS_INTERVAL_MS must be an integer of at least 1000.' };
+  const deepgramKey = nonEmpty(env.DEEPGRAM_API_KEY);
+  if (uses('deepgram') && !deepgramKey) throw new ConfigProblem('TRANSLATOR_STT=deepgram needs DEEPGRAM_API_KEY.');
+  const elevenKey = nonEmpty(env.ELEVEN_API_KEY);
+  if (uses('elevenlabs') && !elevenKey) throw new ConfigProblem('TRANSLATOR_TTS=elevenlabs needs ELEVEN_API_KEY.');
+  const statsIntervalMs = integer(env, 'TRANSLATOR_STATS_INTERVAL_MS', 30_000, 1000);
+  const maxJobs = integer(env, 'TRANSLATOR_MAX_JOBS', 4, 1);
+  const drainTimeoutMs = integer(env, 'TRANSLATOR_DRAIN_TIMEOUT_MS', 60_000, 1000);
+  const leaveAfterMs = integer(env, 'TRANSLATOR_LEAVE_AFTER_MS', 15_000, 0);
+  let local: LocalEngines | null = null;
+  if (uses('local')) {
+    const found = detect();
+    if (!found.ok) throw new ConfigProblem(found.problem);
+    local = found.engines;
   }
   const livekitUrl = nonEmpty(env.LIVEKIT_URL) ?? 'ws://127.0.0.1:7880';
   const apiUrl = nonEmpty(env.LIVEKIT_API_URL) ?? toHttp(livekitUrl);
   return {
-    ok: true,
-    config: {
-      redisUrl: nonEmpty(env.REDIS_URL) ?? 'redis://127.0.0.1:6379',
-      queuePrefix: nonEmpty(env.QUEUE_PREFIX) ?? 'trk',
-      logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
-      livekit: {
-        // The agent joins rooms from inside the deployment, so it prefers the internal API address.
-        wsUrl: nonEmpty(env.LIVEKIT_AGENT_URL) ?? toWs(apiUrl),
-        apiUrl,
-        apiKey: nonEmpty(env.LIVEKIT_API_KEY) ?? 'devkey',
-        apiSecret: nonEmpty(env.LIVEKIT_API_SECRET) ?? 'secret',
-      },
-      pipeline: {
-        provider: 'openai',
-        apiKey,
-        baseUrl: nonEmpty(env.OPENAI_BASE_URL),
-        sttModel: nonEmpty(env.TRANSLATOR_STT_MODEL) ?? 'gpt-4o-mini-transcribe',
-        llmModel: nonEmpty(env.TRANSLATOR_LLM_MODEL) ?? 'gpt-4.1-mini',
-        ttsModel: nonEmpty(env.TRANSLATOR_TTS_MODEL) ?? 'gpt-4o-mini-tts',
-        ttsVoice: nonEmpty(env.TRANSLATOR_TTS_VOICE) ?? 'alloy',
-      },
-      statsIntervalMs,
+    redisUrl: nonEmpty(env.REDIS_URL) ?? 'redis://127.0.0.1:6379',
+    queuePrefix: nonEmpty(env.QUEUE_PREFIX) ?? 'trk',
+    logLevel: nonEmpty(env.LOG_LEVEL) ?? 'info',
+    livekit: {
+      // The agent joins rooms from inside the deployment, so it prefers the internal API address.
+      wsUrl: nonEmpty(env.LIVEKIT_AGENT_URL) ?? toWs(apiUrl),
+      apiUrl,
+      apiKey: nonEmpty(env.LIVEKIT_API_KEY) ?? 'devkey',
+      apiSecret: nonEmpty(env.LIVEKIT_API_SECRET) ?? 'secret',
     },
+    pipeline: {
+      ...stages,
+      openai: openaiKey
+        ? {
+            apiKey: openaiKey,
+            baseUrl: nonEmpty(env.OPENAI_BASE_URL),
+            sttModel: nonEmpty(env.TRANSLATOR_STT_MODEL) ?? 'gpt-4o-mini-transcribe',
+            llmModel: nonEmpty(env.TRANSLATOR_LLM_MODEL) ?? 'gpt-4.1-mini',
+            ttsModel: nonEmpty(env.TRANSLATOR_TTS_MODEL) ?? 'gpt-4o-mini-tts',
+            ttsVoice: nonEmpty(env.TRANSLATOR_TTS_VOICE) ?? 'alloy',
+          }
+        : null,
+      deepgram: deepgramKey ? { apiKey: deepgramKey, model: nonEmpty(env.DEEPGRAM_MODEL) ?? 'nova-3' } : null,
+      elevenlabs: elevenKey
+        ? { apiKey: elevenKey, voiceId: nonEmpty(env.ELEVEN_VOICE_ID), model: nonEmpty(env.ELEVEN_MODEL) ?? 'eleven_flash_v2_5' }
+        : null,
+      local,
+    },
+    statsIntervalMs,
+    maxJobs,
+    drainTimeoutMs,
+    leaveAfterMs,
   };
+}
+
+function stageNames(stages: Record<string, string>, provider: string): string {
+  return Object.entries(stages)
+    .filter(([, p]) => p === provider)
+    .map(([stage]) => stage)
+    .join(' and ');
+}
+
+/** `stt=local translation=local tts=local`: what `--check` and the start line print. */
+export function describePipeline(p: SpeechPipelineConfig): string {
+  const local = p.local ? `; local: en → ${p.local.targets.join(', ')}` : '';
+  return `stt=${p.stt} translation=${p.translation} tts=${p.tts}${local}`;
 }

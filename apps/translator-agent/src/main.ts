@@ -5,14 +5,35 @@
  */
 import { TRANSLATOR_AGENT_NAME } from '@app/contracts';
 import { cli, WorkerOptions } from '@livekit/agents';
+import { existsSync } from 'node:fs';
 import IORedis from 'ioredis';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { loadAgentConfig } from './config';
+import { describePipeline, loadAgentConfig } from './config';
 import { LiveKitPresenceGateway } from './dispatch/livekit-presence';
 import { PresenceConsumer } from './dispatch/presence-consumer';
+import { acceptsJob, workerLoad } from './worker-capacity';
+
+type AgentServer = Parameters<InstanceType<typeof WorkerOptions>['loadFunc']>[0];
+
+/**
+ * The job processes agents-js forked. A signal to the worker reaches only the worker; its jobs are
+ * told too, so each finishes the utterance in progress and leaves (see agent.ts) while the worker drains.
+ */
+function childPids(): number[] {
+  try {
+    return readdirSync('/proc/self/task').flatMap((task) =>
+      readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return []; // not Linux: jobs run until their rooms end or the drain timeout
+  }
+}
 
 function main(): void {
+  // `.env` under the environment, as the API reads it
+  if (existsSync('.env')) process.loadEnvFile('.env');
   const loaded = loadAgentConfig(process.env);
   if (!loaded.ok) {
     process.stderr.write(`${loaded.problem}\n`);
@@ -20,7 +41,7 @@ function main(): void {
   }
   const { config } = loaded;
   if (process.argv.includes('--check')) {
-    process.stdout.write(`translator agent configured (pipeline: ${config.pipeline.provider})\n`);
+    process.stdout.write(`translator agent configured (${describePipeline(config.pipeline)})\n`);
     process.exit(0);
   }
 
@@ -36,8 +57,20 @@ function main(): void {
   // agents-js exits the process on SIGINT/SIGTERM once its worker drained; stop taking jobs first.
   // A job cut off mid-way is picked up again as stalled, and every job is idempotent.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void consumer.close().then(() => redis.quit().catch(() => undefined)));
+    process.once(signal, () => {
+      for (const pid of childPids()) {
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          // already gone
+        }
+      }
+      void consumer.close().then(() => redis.quit().catch(() => undefined));
+    });
   }
+  logger.info(`translator pipeline: ${describePipeline(config.pipeline)}`);
+
+  let server = null as AgentServer | null;
 
   // `npm run start:agent` passes no sub-command: run the worker in production mode.
   if (process.argv.length < 3 || process.argv[2]?.startsWith('-')) process.argv.splice(2, 0, 'start');
@@ -48,6 +81,16 @@ function main(): void {
       wsURL: config.livekit.wsUrl,
       apiKey: config.livekit.apiKey,
       apiSecret: config.livekit.apiSecret,
+      loadFunc: async (worker) => {
+        server = worker;
+        return workerLoad(worker.activeJobs.length, config.maxJobs);
+      },
+      loadThreshold: 1,
+      requestFunc: async (request) => {
+        if (server && !acceptsJob(server.activeJobs.length, config.maxJobs)) await request.reject();
+        else await request.accept();
+      },
+      drainTimeout: config.drainTimeoutMs,
     }),
   );
 }

@@ -8,10 +8,17 @@ export const QUEUES = {
   translatorPresence: 'translator-presence',
   /** Reports from translator agents (joined, left, latency), consumed by the API. */
   translatorEvents: 'translator-events',
+  /** Deliveries of the webhooks we send to customers (one job per attempt), consumed by the API. */
+  customerWebhooks: 'customer-webhooks',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
 /** The queues each app consumes; an app refuses to boot when one of its queues has no handler or two. */
-export const API_CONSUMED_QUEUES: readonly QueueName[] = [QUEUES.livekitEvents, QUEUES.stripeEvents, QUEUES.translatorEvents];
+export const API_CONSUMED_QUEUES: readonly QueueName[] = [
+  QUEUES.livekitEvents,
+  QUEUES.stripeEvents,
+  QUEUES.translatorEvents,
+  QUEUES.customerWebhooks,
+];
 export const AGENT_CONSUMED_QUEUES: readonly QueueName[] = [QUEUES.translatorPresence];

@@ -1,4 +1,5 @@
 import {
+  billedMinutes,
   chargeCents,
   connectionCharge,
   isParticipantKind,
@@ -32,6 +33,21 @@ describe('startedMinutes', () => {
     [t0, Number.POSITIVE_INFINITY],
   ])('rejects (%d, %d)', (joined, left) => {
     expect(() => startedMinutes(joined, left)).toThrow(RangeError);
+  });
+});
+
+describe('billedMinutes', () => {
+  it.each([
+    ['under the cap', 90_000, 1440, 2],
+    ['exactly the cap', 1440 * 60_000, 1440, 1440],
+    ['a join dated 30 days back', 30 * 24 * 3_600_000, 1440, 1440],
+    ['a cap of 0 still bills the started minute', 60_000, 0, 1],
+  ])('%s', (_, lengthMs, cap, minutes) => {
+    expect(billedMinutes(t0, t0 + lengthMs, cap)).toBe(minutes);
+  });
+
+  it('rejects a broken cap', () => {
+    expect(() => billedMinutes(t0, t0, -1)).toThrow(RangeError);
   });
 });
 

@@ -38,6 +38,15 @@ export function startedMinutes(joinedAtMs: number, leftAtMs: number): number {
   return Math.max(1, Math.ceil((leftAtMs - joinedAtMs) / MS_PER_MINUTE));
 }
 
+/**
+ * Minutes billed for one connection: its started minutes, capped at `maxMinutes`, so a forged or
+ * broken join time can never bill more than one connection's longest plausible length.
+ */
+export function billedMinutes(joinedAtMs: number, leftAtMs: number, maxMinutes: number): number {
+  requireNonNegativeInteger('maxMinutes', maxMinutes);
+  return Math.min(startedMinutes(joinedAtMs, leftAtMs), Math.max(1, maxMinutes));
+}
+
 export function chargeCents(minutes: number, centsPerMinute: number): number {
   requireNonNegativeInteger('minutes', minutes);
   requireNonNegativeInteger('centsPerMinute', centsPerMinute);

@@ -7,6 +7,7 @@ import { DatabaseModule } from '../database/database.module';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module';
 import { Ledger } from '../modules/billing/ledger';
 import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
+import { CustomerEventsModule } from '../modules/customer-webhooks/customer-events.module';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
 
 @Module({})
@@ -16,9 +17,10 @@ export class CliModule {
       module: CliModule,
       imports: [
         ConfigModule.forRoot(config),
-        TypeOrmModule.forRoot(dataSourceOptions(config.databaseUrl)),
+        TypeOrmModule.forRoot(dataSourceOptions(config)),
         DatabaseModule,
         IdempotencyModule,
+        CustomerEventsModule,
         ApiKeysModule,
       ],
       providers: [OrganizationsService, Ledger],

@@ -3,8 +3,10 @@ import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { Ledger } from '../modules/billing/ledger';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
+import { devAccount } from './dev-account';
+import { UsageError } from './usage-error';
 
-export class UsageError extends Error {}
+export { UsageError };
 
 type Command = (app: INestApplicationContext, args: string[]) => Promise<unknown>;
 
@@ -54,6 +56,13 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
         currency: line.currency,
         provider_reference: line.provider_reference,
       };
+    },
+  },
+  'dev:account': {
+    usage: 'dev:account --file <path> (development only: the organization, API key and credit `npm run dev` prints)',
+    run: async (app, args) => {
+      const { values } = parseArgs({ args, options: { file: { type: 'string' } } });
+      return devAccount(app, required(values, 'file'));
     },
   },
   'org:create': {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { loadConfigOrExit } from '../config/app-config';
+import { loadDotEnv } from '../config/dot-env';
 import { CliModule } from './cli.module';
 import { COMMANDS, UsageError } from './commands';
 
@@ -16,6 +17,7 @@ async function main(argv: string[]): Promise<number> {
     );
     return 2;
   }
+  loadDotEnv();
   const config = loadConfigOrExit();
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: ['error'] });
   try {

@@ -3,9 +3,12 @@ export interface AppConfig {
   env: 'development' | 'test' | 'production';
   port: number;
   databaseUrl: string;
+  databasePoolSize: number;
   redisUrl: string;
   queuePrefix: string;
   queue: { runWorkers: boolean; lockDurationMs: number; concurrency: number };
+  /** How long a stopping process may drain (requests, running jobs) before it exits anyway. */
+  shutdownTimeoutMs: number;
   livekit: { url: string; apiUrl: string; apiKey: string; apiSecret: string };
   stripe: { secretKey: string | null; webhookSecret: string | null; apiUrl: string | null };
   inviteSigningSecret: string;
@@ -15,6 +18,23 @@ export interface AppConfig {
   checkout: { successUrl: string | null; cancelUrl: string | null };
   rooms: { departureTimeoutSeconds: number; emptyTimeoutSeconds: number };
   auth: { jwksUrl: string | null; issuer: string | null; audience: string | null };
+  http: { bodyLimitBytes: number; webhookBodyLimitBytes: number; corsOrigins: string[]; docsEnabled: boolean; trustProxyHops: number };
+  rateLimits: RateLimitConfig;
+  /** Longest a single connection is billed for, whatever its events say. */
+  maxConnectionMinutes: number;
+  maxActiveApiKeysPerOrganization: number;
+  webhooks: {
+    /** Endpoints on loopback, private, link-local or metadata addresses and plain http (development and tests only). */
+    allowPrivateUrls: boolean;
+    /** Waits before each retry; a delivery is tried once more than this list is long. */
+    retryScheduleMs: number[];
+    timeoutMs: number;
+    /** Endpoints served at once per process (a queue job each), and deliveries in flight to one endpoint. */
+    concurrency: number;
+    endpointConcurrency: number;
+  };
+  /** `port`: this process's unauthenticated /metrics listener (0: any free port); the queue worker process uses `workerPort`. */
+  metrics: { port: number | null; workerPort: number | null; token: string | null };
   logLevel: string;
   /** How long the service waits on each dependency before answering 503 (docs/decisions.md, "Outages"). */
   timeouts: {
@@ -29,11 +49,25 @@ export interface AppConfig {
   };
 }
 
+export interface RateLimitConfig {
+  enabled: boolean;
+  windowSeconds: number;
+  /** Requests per window for one API key or user session. */
+  perCredential: number;
+  /** Requests per window from one client address to the routes without authentication (invites). */
+  perAddress: number;
+  /** Failed authentications per window from one client address. */
+  failedAuthPerAddress: number;
+}
+
 export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
 const DEV_SECRET = 'dev-only-not-secret';
+/** LiveKit's `--dev` credentials: anyone can sign webhooks and tokens with them. */
+const LIVEKIT_DEV_PAIR = { key: 'devkey', secret: 'secret' };
+const MIN_SECRET_LENGTH = 32;
 
 function str(env: Env, name: string, fallback?: string): string {
   const value = env[name];
@@ -88,6 +122,23 @@ function secret(env: Env, name: string, isProduction: boolean): string {
   return `${DEV_SECRET}-${name}`;
 }
 
+/** About 5 s, 30 s, 2 min, 10 min, 1 h, 6 h, 24 h (extensions.md). */
+const RETRY_SCHEDULE_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000, 21_600_000, 86_400_000];
+
+function durations(env: Env, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.length > 20 || parts.some((part) => !/^\d{1,9}$/.test(part))) {
+    throw new ConfigError(`${name} must be a comma-separated list of at most 20 millisecond durations, got "${raw}"`);
+  }
+  return parts.map(Number);
+}
+
+function optionalPort(env: Env, name: string): number | null {
+  return env[name] === undefined || env[name] === '' ? null : int(env, name, 0, 0, 65535);
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (nodeEnv !== 'development' && nodeEnv !== 'test' && nodeEnv !== 'production') {
@@ -105,10 +156,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const httpHeadersMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 1000, 600_000);
   if (httpHeadersMs > httpRequestMs)
     throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS must be at most HTTP_REQUEST_TIMEOUT_MS (${httpRequestMs})`);
-  return {
+  const config: AppConfig = {
     env: nodeEnv,
     port: int(env, 'PORT', 3000, 0, 65535),
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/translation_rooms', ['postgres:', 'postgresql:']) as string,
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']) as string,
     queuePrefix: str(env, 'QUEUE_PREFIX', 'trk'),
     queue: {
@@ -116,6 +168,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       lockDurationMs: int(env, 'QUEUE_LOCK_DURATION_MS', 30_000, 500),
       concurrency: int(env, 'QUEUE_CONCURRENCY', 16, 1, 256),
     },
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 5_000, 0, 600_000),
     livekit: {
       url: livekitUrl,
       apiUrl: url(env, 'LIVEKIT_API_URL', livekitApiDefault, ['http:', 'https:']) as string,
@@ -147,6 +200,34 @@ export function loadConfig(env: Env = process.env): AppConfig {
       issuer: optional(env, 'AUTH_ISSUER'),
       audience: optional(env, 'AUTH_AUDIENCE'),
     },
+    http: {
+      bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 16 * 1024, 1024, 1024 * 1024),
+      webhookBodyLimitBytes: int(env, 'WEBHOOK_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 16 * 1024 * 1024),
+      corsOrigins: origins(env, 'CORS_ORIGINS'),
+      docsEnabled: bool(env, 'API_DOCS_ENABLED', true),
+      trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
+    },
+    rateLimits: {
+      enabled: bool(env, 'RATE_LIMITS_ENABLED', true),
+      windowSeconds: int(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 3600),
+      perCredential: int(env, 'RATE_LIMIT_PER_CREDENTIAL', 1200, 1),
+      perAddress: int(env, 'RATE_LIMIT_PER_ADDRESS', 300, 1),
+      failedAuthPerAddress: int(env, 'RATE_LIMIT_FAILED_AUTH_PER_ADDRESS', 30, 1),
+    },
+    maxConnectionMinutes: int(env, 'MAX_CONNECTION_MINUTES', 24 * 60, 1),
+    maxActiveApiKeysPerOrganization: int(env, 'MAX_ACTIVE_API_KEYS_PER_ORGANIZATION', 100, 1),
+    webhooks: {
+      allowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
+      retryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE_MS', RETRY_SCHEDULE_MS),
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+      concurrency: int(env, 'WEBHOOK_DELIVERY_CONCURRENCY', 64, 1, 1024),
+      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 1024),
+    },
+    metrics: {
+      port: optionalPort(env, 'METRICS_PORT'),
+      workerPort: optionalPort(env, 'WORKER_METRICS_PORT'),
+      token: optional(env, 'METRICS_TOKEN'),
+    },
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
     timeouts: {
       databaseConnectMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 3000, 100, 60_000),
@@ -159,6 +240,51 @@ export function loadConfig(env: Env = process.env): AppConfig {
       httpHeadersMs,
     },
   };
+  if (isProduction) refuseUnsafeProduction(env, config);
+  return config;
+}
+
+function origins(env: Env, name: string): string[] {
+  const raw = optional(env, name);
+  if (raw === null) return [];
+  return raw.split(',').map((entry) => {
+    const origin = entry.trim();
+    let parsed: URL;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      throw new ConfigError(`${name} must be a comma-separated list of origins such as https://app.example.com, got "${origin}"`);
+    }
+    if (!['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(`${name} must list origins (scheme://host[:port], no path), got "${origin}"`);
+    }
+    return origin;
+  });
+}
+
+/** Settings a production deployment must not run with: the first found stops the process, named. */
+function refuseUnsafeProduction(env: Env, config: AppConfig): void {
+  if (!optional(env, 'LIVEKIT_API_KEY')) throw new ConfigError('LIVEKIT_API_KEY is required in production');
+  if (!optional(env, 'LIVEKIT_API_SECRET')) throw new ConfigError('LIVEKIT_API_SECRET is required in production');
+  if (config.livekit.apiKey === LIVEKIT_DEV_PAIR.key) {
+    throw new ConfigError(`LIVEKIT_API_KEY must not be LiveKit's public development key "${LIVEKIT_DEV_PAIR.key}" in production`);
+  }
+  if (config.livekit.apiSecret === LIVEKIT_DEV_PAIR.secret) {
+    throw new ConfigError(`LIVEKIT_API_SECRET must not be LiveKit's public development secret in production`);
+  }
+  if (config.stripe.secretKey !== null && config.stripe.webhookSecret === null) {
+    throw new ConfigError('STRIPE_WEBHOOK_SECRET is required in production when STRIPE_SECRET_KEY is set');
+  }
+  const secrets: [string, string | null][] = [
+    ['LIVEKIT_API_SECRET', config.livekit.apiSecret],
+    ['INVITE_SIGNING_SECRET', config.inviteSigningSecret],
+    ['API_KEY_PEPPER', config.apiKeyPepper],
+  ];
+  for (const [name, value] of secrets) {
+    if (value !== null && value.length < MIN_SECRET_LENGTH) {
+      throw new ConfigError(`${name} must be at least ${MIN_SECRET_LENGTH} characters in production`);
+    }
+  }
 }
 
 /** Loads the config or stops the process with one line naming the bad variable. */

@@ -8,6 +8,7 @@ import { MIGRATIONS } from './migrations';
 // bigint columns (cents, serial ids) stay far below 2^53: read them as numbers, not strings.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
+export type DatabaseConfig = Pick<AppConfig, 'databaseUrl' | 'databasePoolSize'>;
 export type DatabaseTimeouts = Pick<AppConfig['timeouts'], 'databaseConnectMs' | 'databaseStatementMs' | 'databaseLockMs'>;
 
 /**
@@ -15,7 +16,7 @@ export type DatabaseTimeouts = Pick<AppConfig['timeouts'], 'databaseConnectMs' |
  * API and its workers), a connection or a pool slot that does not come, a statement or a lock wait
  * that lasts too long, fails fast: the request answers 503 instead of hanging.
  */
-export function dataSourceOptions(databaseUrl: string, timeouts?: DatabaseTimeouts): DataSourceOptions {
+export function dataSourceOptions({ databaseUrl, databasePoolSize }: DatabaseConfig, timeouts?: DatabaseTimeouts): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
@@ -24,7 +25,7 @@ export function dataSourceOptions(databaseUrl: string, timeouts?: DatabaseTimeou
     migrationsTableName: 'schema_migrations',
     synchronize: false,
     extra: {
-      max: Number(process.env.DATABASE_POOL_SIZE ?? 20),
+      max: databasePoolSize,
       ...(timeouts
         ? {
             connectionTimeoutMillis: timeouts.databaseConnectMs,
@@ -40,6 +41,7 @@ export function dataSourceOptions(databaseUrl: string, timeouts?: DatabaseTimeou
   };
 }
 
+/** A small pool for one-off work (migrations, the start-up check). */
 export function createDataSource(databaseUrl: string): DataSource {
-  return new DataSource(dataSourceOptions(databaseUrl));
+  return new DataSource(dataSourceOptions({ databaseUrl, databasePoolSize: 2 }));
 }

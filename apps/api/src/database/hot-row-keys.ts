@@ -17,3 +17,6 @@ export const usageSlotKey = (organizationId: string, slotSeconds: number) =>
 export const usageVersionKey = (organizationId: string) => `1.usage.${organizationId}.version`;
 
 export const balanceKey = (organizationId: string) => `2.balance.${organizationId}`;
+
+/** Customer webhook events, after every other write, so a room's event shows its final totals. */
+export const CUSTOMER_EVENTS_KEY = '3.customer.events';

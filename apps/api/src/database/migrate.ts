@@ -1,4 +1,5 @@
 import { loadConfigOrExit } from '../config/app-config';
+import { loadDotEnv } from '../config/dot-env';
 import { createDataSource } from './data-source';
 import { ensureDatabase } from './ensure-database';
 
@@ -16,6 +17,7 @@ export async function migrate(databaseUrl: string): Promise<string[]> {
 }
 
 if (require.main === module) {
+  loadDotEnv();
   const config = loadConfigOrExit();
   migrate(config.databaseUrl)
     .then((applied) => {

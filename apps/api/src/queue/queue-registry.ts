@@ -110,8 +110,14 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([...this.workers.values()].map((worker) => worker.close()));
+    // With Redis gone nothing can be handed back: running jobs are abandoned (their locks expire and
+    // they run again elsewhere) and the connections dropped, instead of waiting for a reconnect.
+    const redisUp = this.connection.status === 'ready';
+    if (!redisUp) for (const c of [this.connection, ...this.workerConnections]) c.disconnect();
+    await Promise.all([...this.workers.values()].map((worker) => worker.close(!redisUp)));
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
-    await Promise.all([this.connection, ...this.workerConnections].map((c) => c.quit().catch(() => undefined)));
+    await Promise.all(
+      [this.connection, ...this.workerConnections].map((c) => (redisUp ? c.quit().catch(() => undefined) : c.disconnect())),
+    );
   }
 }

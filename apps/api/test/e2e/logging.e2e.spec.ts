@@ -32,5 +32,30 @@ describe('structured logs', () => {
     expect(res.status).toBe(503);
     const warning = parsed().find((e) => e.msg === 'Answered with a server error');
     expect(warning).toMatchObject({ requestId: 'trace-503', status: 503 });
+    // the log names the address that did not answer, so the fix is obvious
+    const cause = parsed().find((e) => typeof e.msg === 'string' && e.msg.startsWith('LiveKit at'));
+    expect(cause?.msg).toContain(`LiveKit at ${t.config.livekit.apiUrl} could not create the room`);
+  });
+});
+
+describe('start-up logs', () => {
+  async function startLines(level: string) {
+    const lines: Record<string, unknown>[] = [];
+    const t = await startTestApp(
+      { LOG_LEVEL: level },
+      { write: (chunk: string) => void lines.push(JSON.parse(chunk) as Record<string, unknown>) },
+    );
+    await t.close();
+    return lines;
+  }
+  const routeMappings = (lines: Record<string, unknown>[]) => lines.filter((e) => e.context === 'RouterExplorer');
+
+  it('keep route mapping and module loading out of the info level: a start prints a few lines', async () => {
+    const info = await startLines('info');
+    expect(info.filter((e) => ['RouterExplorer', 'RoutesResolver', 'InstanceLoader'].includes(String(e.context)))).toEqual([]);
+    expect(info.length).toBeLessThan(10);
+    const debug = await startLines('debug');
+    expect(routeMappings(debug).length).toBeGreaterThan(20);
+    expect(new Set(routeMappings(debug).map((e) => e.level))).toEqual(new Set([20]));
   });
 });

@@ -3,13 +3,13 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { ensurePostgres, ensureRedis, DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '../../../../scripts/services.mjs';
+import { ensurePostgres, ensureRedis, serviceUrls } from '../../../../scripts/services.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
 export default async function globalSetup() {
-  const baseUrl = process.env.TEST_DATABASE_URL ?? DEFAULT_DATABASE_URL;
-  const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+  // The server of DATABASE_URL (its database is never touched: every test database is trk_test_<run>_…) and REDIS_URL.
+  const { databaseUrl: baseUrl, redisUrl } = serviceUrls();
   const postgres = await ensurePostgres(baseUrl);
   const redis = await ensureRedis(redisUrl);
   globalThis.__SERVICES__ = [postgres, redis];

@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** Starts `server` on a free port of 127.0.0.1 (rejects if it cannot listen); returns its base URL. */
-export async function listenLocally(server: Server): Promise<string> {
+/** Starts `server` on `port` of 127.0.0.1, a free one by default (rejects if it cannot listen); returns its base URL. */
+export async function listenLocally(server: Server, port = 0): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });

@@ -118,6 +118,8 @@ export interface LiveKitDoubleOptions {
    * dispatch starts the room) or answer Twirp `not_found`.
    */
   dispatchToMissingRoom?: 'create' | 'not_found';
+  /** A fixed port of 127.0.0.1 (default: a free one). */
+  port?: number;
 }
 
 export interface LiveKitDouble {
@@ -730,6 +732,6 @@ export async function startLiveKitDouble(opts: LiveKitDoubleOptions = {}): Promi
       if (!res.headersSent) sendTwirpError(res, new TwirpFailure('internal', err instanceof Error ? err.message : String(err)));
     });
   });
-  double.url = await listenLocally(server);
+  double.url = await listenLocally(server, opts.port);
   return double;
 }

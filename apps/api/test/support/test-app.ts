@@ -6,6 +6,8 @@ import type { DestinationStream } from 'pino';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
+import { buildOpenApiDocument } from '../../src/openapi';
+import { OpenApiAnswers } from './openapi-answers';
 import { createTestDatabase, dropTestDatabase } from './test-database';
 
 export interface TestApp {
@@ -42,10 +44,43 @@ export async function startTestAppOn(
     DATABASE_URL: databaseUrl,
     QUEUE_PREFIX: `trk_test_${randomBytes(4).toString('hex')}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Every test speaks from 127.0.0.1 and many send bad credentials on purpose: the failed-authentication
+    // budget of one address would end them. rate-limits.e2e.spec.ts tests it with a budget of its own.
+    RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: '1000000',
     ...env,
   });
   const app = await createApp(config, logDestination);
   await app.init();
   const server = app.getHttpServer() as Server;
-  return { app, server, config, db: app.get(DataSource), http: () => request(server), close: () => app.close() };
+  const answers = new OpenApiAnswers(buildOpenApiDocument(app));
+  return {
+    app,
+    server,
+    config,
+    db: app.get(DataSource),
+    http: () => checkedAgainstDocument(request(server), answers),
+    close: () => app.close(),
+  };
+}
+
+const HTTP_METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options']);
+
+/**
+ * The supertest agent, with one more assertion on every request: the answer matches the OpenAPI
+ * document the API serves (its status is documented for the operation, its body fits the schema).
+ */
+function checkedAgainstDocument(agent: ReturnType<typeof request>, answers: OpenApiAnswers): ReturnType<typeof request> {
+  return new Proxy(agent, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof property !== 'string' || !HTTP_METHODS.has(property) || typeof value !== 'function') return value;
+      return (url: string, ...rest: unknown[]) => {
+        const test = (value as (url: string, ...rest: unknown[]) => request.Test).call(target, url, ...rest);
+        return test.expect((res) => {
+          const problem = answers.problem(property, url, res);
+          if (problem) throw new Error(`The answer does not match the OpenAPI document: ${problem}`);
+        });
+      };
+    },
+  });
 }

@@ -1,4 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { ConfigError, loadConfig } from '../../src/config/app-config';
@@ -38,6 +40,30 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${name}`));
   });
 
+  it('validates DATABASE_POOL_SIZE like every other variable', () => {
+    expect(loadConfig({}).databasePoolSize).toBe(20);
+    expect(loadConfig({ DATABASE_POOL_SIZE: '5' }).databasePoolSize).toBe(5);
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(/^DATABASE_POOL_SIZE must be between 1 and 1000/);
+  });
+
+  it('reads .env of the working directory, the environment winning over it', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'dotenv-'));
+    writeFileSync(path.join(dir, '.env'), 'PORT=eighty\n');
+    const start = (env: Record<string, string>) =>
+      spawnSync(process.execPath, ['-r', '@swc-node/register', path.join(ROOT, 'apps/api/src/main.ts')], {
+        cwd: dir,
+        env: { ...process.env, SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), NODE_PATH: path.join(ROOT, 'node_modules'), ...env },
+        encoding: 'utf8',
+        timeout: 60_000,
+      }).stderr.trim();
+    try {
+      expect(start({})).toBe('Invalid configuration: PORT must be a whole number, got "eighty"');
+      expect(start({ PORT: 'seventy' })).toBe('Invalid configuration: PORT must be a whole number, got "seventy"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('stops the API at start with one line naming the bad variable', () => {
     const result = spawnSync(process.execPath, ['-r', '@swc-node/register', 'apps/api/src/main.ts'], {
       cwd: ROOT,
@@ -48,6 +74,61 @@ describe('configuration', () => {
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual(['Invalid configuration: PORT must be a whole number, got "eighty"']);
   }, 60_000);
+
+  describe('in production', () => {
+    const SAFE = {
+      NODE_ENV: 'production',
+      LIVEKIT_API_KEY: 'APIprodKey',
+      LIVEKIT_API_SECRET: 'l'.repeat(40),
+      INVITE_SIGNING_SECRET: 'i'.repeat(32),
+      API_KEY_PEPPER: 'p'.repeat(32),
+    };
+    const REFUSED: [string, Record<string, string | undefined>, string][] = [
+      ['LiveKit key missing', { LIVEKIT_API_KEY: undefined }, 'LIVEKIT_API_KEY'],
+      ['LiveKit secret missing', { LIVEKIT_API_SECRET: undefined }, 'LIVEKIT_API_SECRET'],
+      ["LiveKit's dev pair", { LIVEKIT_API_KEY: 'devkey', LIVEKIT_API_SECRET: 'secret' }, 'LIVEKIT_API_KEY'],
+      ["LiveKit's dev key with a real secret", { LIVEKIT_API_KEY: 'devkey' }, 'LIVEKIT_API_KEY'],
+      ['Stripe key without webhook secret', { STRIPE_SECRET_KEY: 'sk_live_x' }, 'STRIPE_WEBHOOK_SECRET'],
+      ['a short LiveKit secret', { LIVEKIT_API_SECRET: 'short-secret' }, 'LIVEKIT_API_SECRET'],
+      ['a short invite secret', { INVITE_SIGNING_SECRET: 'i'.repeat(31) }, 'INVITE_SIGNING_SECRET'],
+      ['a one-letter pepper', { API_KEY_PEPPER: 'a' }, 'API_KEY_PEPPER'],
+    ];
+
+    it('starts from safe settings', () => {
+      expect(loadConfig(SAFE).env).toBe('production');
+      expect(loadConfig({ ...SAFE, STRIPE_SECRET_KEY: 'sk_live_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }).stripe.webhookSecret).toBe(
+        'whsec_x',
+      );
+    });
+
+    it('allows the dev pair outside production', () => {
+      expect(loadConfig({ NODE_ENV: 'development' }).livekit.apiKey).toBe('devkey');
+    });
+
+    it.each(REFUSED)('refuses %s, naming the variable', (_, change, name) => {
+      const env = { ...SAFE, ...change };
+      expect(() => loadConfig(env)).toThrow(new RegExp(`^${name}`));
+    });
+
+    it('stops the API process at start with one line naming the variable, for each refused setting', async () => {
+      const run = (change: Record<string, string | undefined>) =>
+        new Promise<{ status: number | null; stderr: string }>((resolve) => {
+          const env: Record<string, string | undefined> = { ...process.env, ...SAFE, ...change };
+          for (const name of Object.keys(change)) if (change[name] === undefined) delete env[name];
+          const child = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/api/src/main.ts'], { cwd: ROOT, env });
+          let stderr = '';
+          child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+          child.on('exit', (status) => resolve({ status, stderr }));
+        });
+      const results = await Promise.all(REFUSED.map(([, change]) => run(change)));
+      for (const [i, [, , name]] of REFUSED.entries()) {
+        expect(results[i].status).toBe(1);
+        const lines = results[i].stderr.trim().split('\n');
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(new RegExp(`^Invalid configuration: ${name} `));
+      }
+    }, 90_000);
+  });
 
   it('refuses to start on a database with pending migrations', async () => {
     const base = new URL(process.env.TEST_DATABASE_BASE_URL ?? '');

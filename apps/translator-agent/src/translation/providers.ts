@@ -1,30 +1,126 @@
-import { tokenize, tts } from '@livekit/agents';
+import { tokenize, tts, type stt } from '@livekit/agents';
+import * as deepgram from '@livekit/agents-plugin-deepgram';
+import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
 import * as openai from '@livekit/agents-plugin-openai';
 import type { SpeechPipelineConfig } from '../config';
+import { ApertiumTranslator } from '../local/apertium-translator';
+import { EspeakTTS } from '../local/espeak-tts';
+import { PocketSphinxSTT } from '../local/pocketsphinx-stt';
 import type { SpeechProviders } from './speaker-pipeline';
+import { LlmTranslator, type TextTranslator } from './translator';
 
-/** The real provider plugins for the configured pipeline. */
-export function createSpeechProviders(config: SpeechPipelineConfig): SpeechProviders {
-  switch (config.provider) {
-    case 'openai': {
-      const common = { apiKey: config.apiKey, ...(config.baseUrl ? { baseURL: config.baseUrl } : {}) };
-      return {
-        // Realtime transcription streams partial transcripts; its VAD is agents' bundled local one.
-        stt: (languages) =>
-          new openai.STT({
-            ...common,
-            model: config.sttModel,
-            language: languages,
-            detectLanguage: languages.length !== 1,
-            useRealtime: true,
-          }),
-        llm: new openai.LLM({ ...common, model: config.llmModel, temperature: 0 }),
-        // OpenAI speech is per request: the adapter synthesizes each sentence as soon as it is complete.
-        tts: new tts.StreamAdapter(
-          new openai.TTS({ ...common, model: config.ttsModel, voice: config.ttsVoice as openai.TTSOptions['voice'] }),
-          new tokenize.basic.SentenceTokenizer(),
-        ),
-      };
+/** What a provider reports through the framework's `error` events, logged instead of lost. */
+export type ProviderErrorListener = (stage: 'stt' | 'translation' | 'tts', error: unknown) => void;
+
+/** Sentence-level streaming over a per-request TTS: each sentence is synthesized as soon as it is complete. */
+function sentences(engine: tts.TTS): tts.TTS {
+  return new tts.StreamAdapter(engine, new tokenize.basic.SentenceTokenizer());
+}
+
+function requireConfig<T>(value: T | null, name: string): T {
+  if (!value) throw new Error(`${name} is not configured`);
+  return value;
+}
+
+/**
+ * The configured plugins, stage by stage. Construction opens no connection: each plugin connects
+ * when a stream starts. `outputSampleRate` is the published tracks' rate, which synthesis matches.
+ */
+export function createSpeechProviders(
+  config: SpeechPipelineConfig,
+  outputSampleRate: number,
+  onError: ProviderErrorListener,
+  /** Wraps each per-request synthesis engine (the file translator times them). */
+  wrapTts: (engine: tts.TTS) => tts.TTS = (engine) => engine,
+): SpeechProviders {
+  const ttsByLanguage = new Map<string, tts.TTS>();
+  const oa = () => {
+    const c = requireConfig(config.openai, 'OpenAI');
+    return { apiKey: c.apiKey, ...(c.baseUrl ? { baseURL: c.baseUrl } : {}) };
+  };
+
+  const makeStt = (languages: string[]): stt.STT => {
+    switch (config.stt) {
+      case 'openai':
+        // Realtime transcription streams partial transcripts and cuts turns with OpenAI's server VAD.
+        return new openai.STT({
+          ...oa(),
+          model: requireConfig(config.openai, 'OpenAI').sttModel,
+          language: languages,
+          detectLanguage: languages.length !== 1,
+          useRealtime: true,
+        });
+      case 'deepgram': {
+        const c = requireConfig(config.deepgram, 'Deepgram');
+        // One language in dual mode; `multi` (per-word language detection) when a device carries both.
+        return new deepgram.STT({
+          apiKey: c.apiKey,
+          model: c.model,
+          language: languages.length === 1 ? languages[0]! : 'multi',
+          interimResults: true,
+        });
+      }
+      case 'local':
+        return new PocketSphinxSTT(requireConfig(config.local, 'the local pipeline'));
     }
+  };
+
+  let apertium: ApertiumTranslator | null = null;
+  let translator: TextTranslator;
+  switch (config.translation) {
+    case 'openai': {
+      const model = new openai.LLM({ ...oa(), model: requireConfig(config.openai, 'OpenAI').llmModel, temperature: 0 });
+      translator = new LlmTranslator(model, { onError: (error) => onError('translation', error) });
+      break;
+    }
+    case 'local':
+      apertium = new ApertiumTranslator(requireConfig(config.local, 'the local pipeline').modes);
+      translator = apertium;
+      break;
   }
+
+  const makeTts = (language: string): tts.TTS => {
+    switch (config.tts) {
+      case 'openai': {
+        const c = requireConfig(config.openai, 'OpenAI');
+        return sentences(wrapTts(new openai.TTS({ ...oa(), model: c.ttsModel, voice: c.ttsVoice as openai.TTSOptions['voice'] })));
+      }
+      case 'elevenlabs': {
+        const c = requireConfig(config.elevenlabs, 'ElevenLabs');
+        return new elevenlabs.TTS({
+          apiKey: c.apiKey,
+          model: c.model,
+          language,
+          ...(c.voiceId ? { voiceId: c.voiceId } : {}),
+        });
+      }
+      case 'local':
+        return sentences(wrapTts(new EspeakTTS(language, outputSampleRate)));
+    }
+  };
+
+  const localTargets = config.local ? new Set(config.local.targets) : null;
+  return {
+    label: `stt=${config.stt} translation=${config.translation} tts=${config.tts}`,
+    stt: (languages) => makeStt(languages),
+    translator,
+    tts: (language) => {
+      let engine = ttsByLanguage.get(language);
+      if (!engine) {
+        engine = makeTts(language);
+        engine.on('error', (error) => onError('tts', error.error));
+        ttsByLanguage.set(language, engine);
+      }
+      return engine;
+    },
+    // Hosted models take any pair; a local stage only what its packages cover.
+    supports: (source, target) =>
+      (config.stt !== 'local' || source === 'en') &&
+      (config.translation !== 'local' || (apertium?.supports(source, target) ?? false)) &&
+      (config.tts !== 'local' || (localTargets?.has(target) ?? false)),
+    close: async () => {
+      apertium?.close();
+      await Promise.all([...ttsByLanguage.values()].map((engine) => engine.close()));
+    },
+  };
 }

@@ -14,7 +14,10 @@ import {
   type RemoteTrackPublication,
   type Room,
 } from '@livekit/rtc-node';
+import { randomBytes } from 'node:crypto';
+import { CaptionPublisher } from './captions';
 import type { LatencyTracker } from './latency-tracker';
+import { LanguageOutput } from './language-output';
 import {
   SpeakerPipeline,
   type SpeechProviders,
@@ -23,12 +26,26 @@ import {
   type TranslationSegment,
 } from './speaker-pipeline';
 
-/** LiveKit's text-stream topic for captions. */
-export const TRANSCRIPTION_TOPIC = 'lk.transcription';
-const SAMPLE_RATE = 24_000;
+export { TRANSCRIPTION_TOPIC } from './captions';
+
+/** The published tracks' rate: what the pipeline's synthesis is resampled to. */
+export const OUTPUT_SAMPLE_RATE = 24_000;
+
+/** A subscribed track's audio as frames at the given rate; `stop` ends it. */
+export interface TrackAudio {
+  frames: AsyncIterable<AudioFrame>;
+  stop(): void;
+}
+
+function trackAudio(track: RemoteTrack, sampleRate: number): TrackAudio {
+  const stream = new AudioStream(track, { sampleRate, numChannels: 1 });
+  return { frames: stream, stop: () => void stream.cancel().catch(() => undefined) };
+}
 
 export interface RoomTranslatorOptions {
   room: Room;
+  /** How a subscribed track is heard: rtc-node's `AudioStream` (tests feed recorded speech). */
+  listenTo?: (track: RemoteTrack, sampleRate: number) => TrackAudio;
   mode: TranslationMode;
   languages: readonly [string, string];
   providers: SpeechProviders;
@@ -47,15 +64,23 @@ export function declaredLanguages(metadata: string | undefined): string[] {
 }
 
 /**
- * The translator inside one room: one published `translation-<code>` track per room language, and
- * one speaker pipeline per subscribed human audio track.
+ * The translator inside one room: one published `translation-<code>` track per room language (one
+ * queue each, shared by all speakers), one speaker pipeline per subscribed human audio track, and
+ * captions sent on the speakers' behalf.
  */
 export class RoomTranslator implements TranslationOutputs {
-  private readonly sources = new Map<string, AudioSource>();
-  private readonly pipelines = new Map<string, { pipeline: SpeakerPipeline; stream: AudioStream }>();
-  private trackSids = new Map<string, string>();
+  private readonly outputs = new Map<string, LanguageOutput>();
+  private readonly sources: AudioSource[] = [];
+  private readonly pipelines = new Map<string, { pipeline: SpeakerPipeline; audio: TrackAudio; done: Promise<void> }>();
+  private readonly captions: CaptionPublisher;
+  /** Segment ids must not repeat after a reconnect of the agent: each session has its own. */
+  private readonly session = randomBytes(3).toString('hex');
+  private draining = false;
 
-  constructor(private readonly options: RoomTranslatorOptions) {}
+  constructor(private readonly options: RoomTranslatorOptions) {
+    for (const language of options.languages) this.outputs.set(language, new LanguageOutput());
+    this.captions = new CaptionPublisher(() => options.room.localParticipant);
+  }
 
   /** Subscribe before connecting, so tracks published before the agent joined are not missed. */
   listen(): void {
@@ -63,86 +88,84 @@ export class RoomTranslator implements TranslationOutputs {
     room.on(RoomEvent.TrackSubscribed, (track: RemoteTrack, publication: RemoteTrackPublication, participant: RemoteParticipant) =>
       this.onTrack(track, publication, participant),
     );
-    room.on(RoomEvent.TrackUnsubscribed, (_track: RemoteTrack, publication: RemoteTrackPublication) => this.stop(publication.sid ?? ''));
+    room.on(
+      RoomEvent.TrackUnsubscribed,
+      (_track: RemoteTrack, publication: RemoteTrackPublication) => void this.stop(publication.sid ?? ''),
+    );
   }
 
   async publish(): Promise<void> {
     const participant = this.options.room.localParticipant;
     if (!participant) throw new Error('publish() before the room is connected');
-    for (const language of this.options.languages) {
-      const source = new AudioSource(SAMPLE_RATE, 1);
+    for (const [language, output] of this.outputs) {
+      const source = new AudioSource(OUTPUT_SAMPLE_RATE, 1);
       const track = LocalAudioTrack.createAudioTrack(translationTrackName(language), source);
-      const publication = await participant.publishTrack(track, new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }));
-      this.sources.set(language, source);
-      if (publication.sid) this.trackSids.set(language, publication.sid);
+      await participant.publishTrack(track, new TrackPublishOptions({ source: TrackSource.SOURCE_MICROPHONE }));
+      this.sources.push(source);
+      output.setSink(source);
     }
   }
 
   private onTrack(track: RemoteTrack, publication: RemoteTrackPublication, participant: RemoteParticipant): void {
-    if (track.kind !== TrackKind.KIND_AUDIO || participant.kind === ParticipantKind.AGENT) return;
-    const key = publication.sid ?? `${participant.identity}:${track.sid ?? ''}`;
-    if (this.pipelines.has(key)) return;
+    if (this.draining || track.kind !== TrackKind.KIND_AUDIO || participant.kind === ParticipantKind.AGENT) return;
+    const trackSid = publication.sid ?? track.sid ?? participant.identity;
+    if (this.pipelines.has(trackSid)) return;
     const pipeline = new SpeakerPipeline({
       providers: this.options.providers,
       mode: this.options.mode,
       roomLanguages: this.options.languages,
-      speaker: { identity: participant.identity, languages: declaredLanguages(participant.metadata) },
+      speaker: { identity: participant.identity, languages: declaredLanguages(participant.metadata), trackSid },
+      segmentPrefix: `${trackSid}-${this.session}`,
       outputs: this,
       latency: this.options.latency,
       onError: this.options.onError,
     });
-    const stream = new AudioStream(track, { sampleRate: SAMPLE_RATE, numChannels: 1 });
-    this.pipelines.set(key, { pipeline, stream });
-    pipeline.run().catch(this.options.onError);
+    const audio = (this.options.listenTo ?? trackAudio)(track, OUTPUT_SAMPLE_RATE);
+    const done = pipeline.run().catch(this.options.onError);
+    this.pipelines.set(trackSid, { pipeline, audio, done });
     void (async () => {
-      for await (const frame of stream) pipeline.pushFrame(frame);
+      for await (const frame of audio.frames) pipeline.pushFrame(frame);
       pipeline.close();
     })().catch(this.options.onError);
   }
 
-  private stop(key: string): void {
-    const entry = this.pipelines.get(key);
-    if (!entry) return;
-    this.pipelines.delete(key);
+  private stop(trackSid: string): Promise<void> {
+    const entry = this.pipelines.get(trackSid);
+    if (!entry) return Promise.resolve();
+    this.pipelines.delete(trackSid);
     entry.pipeline.close();
-    void entry.stream.cancel().catch(() => undefined);
+    entry.audio.stop();
+    return entry.done;
   }
 
-  async transcript(s: TranscriptSegment): Promise<void> {
-    await this.options.room.localParticipant?.sendText(s.text, {
-      topic: TRANSCRIPTION_TOPIC,
-      attributes: {
-        'lk.segment_id': s.segmentId,
-        'lk.transcription_final': String(s.final),
-        'translation.kind': 'transcript',
-        'translation.speaker': s.speakerIdentity,
-        ...(s.language ? { 'translation.language': s.language } : {}),
-      },
-    });
+  transcript(s: TranscriptSegment): Promise<void> {
+    return this.captions.transcript(s);
   }
 
-  async translation(s: TranslationSegment): Promise<void> {
-    const trackSid = this.trackSids.get(s.target);
-    await this.options.room.localParticipant?.sendText(s.text, {
-      topic: TRANSCRIPTION_TOPIC,
-      attributes: {
-        'lk.segment_id': `${s.segmentId}-${s.target}`,
-        'lk.transcription_final': 'true',
-        ...(trackSid ? { 'lk.transcribed_track_id': trackSid } : {}),
-        'translation.kind': 'translation',
-        'translation.speaker': s.speakerIdentity,
-        'translation.language': s.target,
-        ...(s.source ? { 'translation.source_language': s.source } : {}),
-      },
-    });
+  translation(s: TranslationSegment): Promise<void> {
+    return this.captions.translation(s);
   }
 
-  async captureAudio(target: string, frame: AudioFrame): Promise<void> {
-    await this.sources.get(target)?.captureFrame(frame);
+  play(target: string, frames: AsyncIterable<AudioFrame>): Promise<void> {
+    const output = this.outputs.get(target);
+    if (!output) throw new Error(`no output track for ${target}`);
+    return output.play(frames);
+  }
+
+  /** Stops listening; what was already heard is still translated and spoken before this resolves. */
+  async drain(): Promise<void> {
+    this.draining = true;
+    await Promise.all([...this.pipelines.keys()].map((key) => this.stop(key)));
+  }
+
+  /** Resolves once every speaker's audio so far has ended and what it said is spoken (tests, drains). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.pipelines.values()].map((entry) => entry.done));
   }
 
   async close(): Promise<void> {
-    for (const key of [...this.pipelines.keys()]) this.stop(key);
-    await Promise.all([...this.sources.values()].map((source) => source.close().catch(() => undefined)));
+    await this.drain();
+    for (const output of this.outputs.values()) output.close();
+    await Promise.all(this.sources.map((source) => source.close().catch(() => undefined)));
   }
 }

@@ -30,9 +30,10 @@ export function translationTaskKey(task: TranslationTask): string {
 
 /**
  * The text translation step of the pipeline as an agent: its instructions say what to translate into,
- * and each user text is translated on its own — the LLM sees the instructions and that one segment,
- * never earlier segments. `SpeakerPipeline` asks the LLM with `segmentContext`; inside an
- * `AgentSession` (tests with agents-js's testing tools) `llmNode` builds the very same request.
+ * then the speaker's last few segments with their translations (recognition cuts sentences at short
+ * pauses, and a fragment alone is often ambiguous), then the segment to translate. `LlmTranslator`
+ * asks the LLM with `segmentContext`; inside an `AgentSession` (tests with agents-js's testing tools)
+ * `llmNode` builds the request for the latest user text the same way.
  */
 export class TranslationAgent extends voice.Agent {
   readonly translationInstructions: string;
@@ -43,10 +44,14 @@ export class TranslationAgent extends voice.Agent {
     this.translationInstructions = instructions;
   }
 
-  /** The whole LLM request for one segment: the agent's instructions, then the segment's text. */
-  segmentContext(text: string): llm.ChatContext {
+  /** The whole LLM request for one segment: the instructions, earlier segments as answered turns, then the segment. */
+  segmentContext(text: string, context: readonly { text: string; translation: string }[] = []): llm.ChatContext {
     const chatCtx = llm.ChatContext.empty();
     chatCtx.addMessage({ role: 'system', content: this.translationInstructions });
+    for (const earlier of context) {
+      chatCtx.addMessage({ role: 'user', content: earlier.text });
+      chatCtx.addMessage({ role: 'assistant', content: earlier.translation });
+    }
     chatCtx.addMessage({ role: 'user', content: text });
     return chatCtx;
   }

@@ -1,7 +1,10 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { Response } from 'express';
 import { ApiError } from '../errors/api-error';
-import type { AuthenticatedRequest } from './actor';
+import { NOT_RATE_LIMITED } from '../rate-limiting/not-rate-limited.decorator';
+import { RateLimits } from '../rate-limiting/rate-limits';
+import type { Actor, AuthenticatedRequest } from './actor';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
 import { looksLikeApiKey } from './api-key-secret';
 import { rememberRoute } from '../validation/route-inputs';
@@ -10,33 +13,61 @@ import { SessionAuthenticator } from './session-authenticator';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
-/** Bearer authentication on every route not marked @Public(). */
+/**
+ * Bearer authentication on every route not marked @Public(), and the request budgets: per credential
+ * once authenticated, per client address on public routes and for failed authentications.
+ */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeyAuthenticator,
     private readonly sessions: SessionAuthenticator,
+    private readonly limits: RateLimits,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const response = context.switchToHttp().getResponse<Response>();
     rememberRoute(request, context);
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
-    const header = request.headers.authorization;
+    const address = request.ip ?? 'unknown';
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) {
+      if (!this.reflector.getAllAndOverride<boolean>(NOT_RATE_LIMITED, [context.getHandler(), context.getClass()])) {
+        response.setHeaders(new Map(Object.entries(await this.limits.spend('address', address))));
+      }
+      return true;
+    }
+    this.limits.refuseBlockedAddress(address);
+    let actor: Actor | null;
+    try {
+      actor = await this.authenticate(request.headers.authorization);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) {
+        const headers = await this.limits.recordFailedAuthentication(address);
+        throw new ApiError(401, error.message, { ...error.headers, ...headers });
+      }
+      throw error;
+    }
+    request.actor = actor;
+    const credential = actor.apiKeyId !== null ? `key:${actor.apiKeyId}` : `user:${actor.userId}`;
+    response.setHeaders(new Map(Object.entries(await this.limits.spend('credential', credential))));
+    return true;
+  }
+
+  private async authenticate(header: string | undefined): Promise<Actor> {
     if (!header) throw ApiError.unauthorized('Missing bearer credentials: send the header Authorization: Bearer <api key>.');
     const match = BEARER.exec(header);
     if (!match) throw ApiError.unauthorized('Malformed Authorization header: expected "Bearer <credential>".');
     const credential = match[1];
     if (looksLikeApiKey(credential)) {
-      request.actor = (await this.apiKeys.authenticate(credential)) ?? undefined;
-      if (!request.actor) throw ApiError.unauthorized('Unknown or revoked API key.');
-      return true;
+      const actor = await this.apiKeys.authenticate(credential);
+      if (!actor) throw ApiError.unauthorized('Unknown or revoked API key.');
+      return actor;
     }
     if (this.sessions.enabled) {
-      request.actor = (await this.sessions.authenticate(credential)) ?? undefined;
-      if (!request.actor) throw ApiError.unauthorized('Invalid or expired session token.');
-      return true;
+      const actor = await this.sessions.authenticate(credential);
+      if (!actor) throw ApiError.unauthorized('Invalid or expired session token.');
+      return actor;
     }
     throw ApiError.unauthorized('Unknown or revoked API key.');
   }

@@ -6,6 +6,8 @@ import { everyInputIssue } from '../validation/route-inputs';
 import { NO_ENDPOINT, isUnmatchedRoute, unmatchedRouteAnswer } from './route-not-found';
 import { dependencyFailure } from './service-unavailable';
 import { RequestValidationError, type ValidationIssue } from './validation-error';
+import { echoPrefix } from '../json/json-shape';
+import { loggableUrl } from '../logging/request-logging';
 import { ReplayedAnswer } from './replayed-answer';
 
 export interface Answer {
@@ -45,8 +47,13 @@ function jsonInvalid(message: string): Answer {
   };
 }
 
+/** The 422 body: each issue's `input` cut to a short prefix, so an answer never echoes a large body back. */
+function unprocessable(issues: ValidationIssue[]): Answer {
+  return { status: 422, body: { detail: issues.map((issue) => ({ ...issue, input: echoPrefix(issue.input) })) } };
+}
+
 export function answerFor(error: unknown): Answer | null {
-  if (error instanceof RequestValidationError) return { status: 422, body: { detail: error.issues } };
+  if (error instanceof RequestValidationError) return unprocessable(error.issues);
   const unavailable = dependencyFailure(error);
   if (unavailable) return { status: 503, body: { detail: unavailable.message }, headers: unavailable.headers };
   if (error instanceof ApiError) return { status: error.status, body: { detail: error.message }, headers: error.headers };
@@ -82,7 +89,7 @@ function answerTo(error: unknown, request: Request): Answer | null {
     // Nest stops at the first input that fails: the request is validated again as a whole, so the
     // 422 names every violated field of the path, the query and the body.
     const issues = everyInputIssue(request);
-    return { status: 422, body: { detail: issues && issues.length > 0 ? issues : error.issues } };
+    return unprocessable(issues && issues.length > 0 ? issues : error.issues);
   }
   return answerFor(error);
 }
@@ -106,14 +113,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (error instanceof ReplayedAnswer) return replay(response, error);
     let answer = answerTo(error, request);
     if (!answer) {
-      this.logger.error({ err: error, path: request.path, requestId: request.id }, 'Unhandled error');
+      this.logger.error({ err: error, path: loggableUrl(request.path), requestId: request.id }, 'Unhandled error');
       answer = { status: 500, body: { detail: 'Internal server error.' } };
     } else if (answer.status >= 500) {
       const cause = dependencyFailure(error)?.cause;
       this.logger.warn(
         {
           requestId: request.id,
-          path: request.path,
+          path: loggableUrl(request.path),
           status: answer.status,
           detail: answer.body.detail,
           ...(cause instanceof Error ? { cause: cause.message } : {}),

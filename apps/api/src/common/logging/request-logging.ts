@@ -23,9 +23,9 @@ export function createRootLogger(config: AppConfig, destination?: pino.Destinati
   );
 }
 
-/** Invite codes are credentials: they never reach a log line. */
-function loggableUrl(url: string): string {
-  return url.replace(/\/v1\/invites\/[^/?]+/, '/v1/invites/[code]');
+/** Invite codes are credentials: they never reach a log line, however the path's letters are cased. */
+export function loggableUrl(url: string): string {
+  return url.replace(/\/v1\/invites\/[^/?]+/gi, '/v1/invites/[code]');
 }
 
 /**
@@ -54,6 +54,9 @@ export function requestLogging(logger: Logger) {
   };
 }
 
+/** Nest's start-up detail (one line per module and per route): debug, so a start prints a few lines, not a hundred. */
+const BOOT_DETAIL = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory']);
+
 /**
  * Nest's own log lines (boot, workers, errors) as JSON through the same logger. Nest passes the
  * logger's context last; `logger.warn({ ...fields }, 'message')` puts the message in between.
@@ -62,7 +65,7 @@ export class JsonLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    this.write(BOOT_DETAIL.has(String(params[params.length - 1])) ? 'debug' : 'info', message, params);
   }
   error(message: unknown, ...params: unknown[]): void {
     this.write('error', message, params);

@@ -16,6 +16,8 @@ export interface IssueContext {
 
 const issue = (context: IssueContext) => ({ context });
 
+const LONE_SURROGATE = /\p{Cs}/u;
+
 const MISSING: IssueContext = { type: 'missing', msg: 'Field required', rank: 0 };
 
 /** A required field. (Sent as null, it is reported by its type rule instead: see the pipe's issueOf.) */
@@ -128,6 +130,17 @@ export function StringRule(options: StringRuleOptions): PropertyDecorator {
         ctx: { pattern: '[^\\x00]*' },
         rank: 3,
       }),
+    )(target, key);
+    // Nor an unpaired UTF-16 surrogate ("\ud800" is valid JSON, but not text PostgreSQL can store).
+    ValidateBy(
+      {
+        name: 'wellFormedUnicode',
+        validator: {
+          validate: (value: unknown) => typeof value !== 'string' || !LONE_SURROGATE.test(value),
+          defaultMessage: () => 'surrogate',
+        },
+      },
+      issue({ type: 'string_unicode', msg: 'Input should be a valid string, unable to parse raw data as a unicode string', rank: 3 }),
     )(target, key);
     if (options.pattern) {
       const { regex, description } = options.pattern;

@@ -2,7 +2,7 @@ import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/c
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 import { RequestValidationError, type ValidationIssue } from '../errors/validation-error';
-import { isJsonObject, withinJsonLimits } from '../json/json-shape';
+import { echoPrefix, isJsonObject, jsonShapeViolation } from '../json/json-shape';
 import { intTypeIssue, type IssueContext } from './rules';
 
 /** A DTO class may add rules class-validator cannot express (e.g. several issues for one list). */
@@ -65,6 +65,29 @@ function fieldOrderOf(metatype: new () => object): Map<string, number> {
 
 /** class-transformer recurses through the input: a body nested thousands deep would overflow the stack. */
 const MAX_NESTING = 64;
+/**
+ * Most members of one object or items of one array in any input. The largest legitimate input has a
+ * handful of fields and two languages; bounding the count before class-transformer copies the input
+ * keeps validation linear and cheap whatever an attacker sends.
+ */
+export const MAX_INPUT_MEMBERS = 64;
+
+/** The one issue of an input whose shape is out of bounds, or null when validation may look at it. */
+function shapeIssue(raw: Record<string, unknown>, location: string): ValidationIssue | null {
+  const violation = jsonShapeViolation(raw, { maxDepth: MAX_NESTING, maxMembers: MAX_INPUT_MEMBERS });
+  if (violation === null) return null;
+  if (violation.kind === 'members') {
+    return {
+      loc: [location],
+      msg: `Input should have at most ${MAX_INPUT_MEMBERS} members in any object or list, not ${violation.count}`,
+      type: 'too_long',
+      input: echoPrefix(raw),
+      ctx: { max_length: MAX_INPUT_MEMBERS, actual_length: violation.count },
+    };
+  }
+  const error = `nested deeper than ${MAX_NESTING} levels`;
+  return { loc: [location], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error } };
+}
 
 /** The value a pipe receives for one parameter and how it was declared. */
 export interface InputToValidate {
@@ -95,10 +118,8 @@ export function inputIssues(input: InputToValidate): { instance: object | null; 
     };
     return { instance: null, issues: [{ ...issue, input: raw, ctx: {} }] };
   }
-  if (!withinJsonLimits(raw, MAX_NESTING)) {
-    const error = `nested deeper than ${MAX_NESTING} levels`;
-    return { instance: null, issues: [{ loc: [location], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error } }] };
-  }
+  const tooLarge = shapeIssue(raw, location);
+  if (tooLarge) return { instance: null, issues: [tooLarge] };
   const instance: object = plainToInstance(metatype, raw);
   const errors = validateSync(instance, { forbidUnknownValues: false });
   const issues = errors.map((error) => issueOf(error, location, raw));

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
 import { ApiPageResponse } from '../../common/pagination/page.schema';
@@ -16,13 +16,25 @@ export class ApiKeysController {
 
   @Post()
   @Idempotent()
+  @ApiOperation({
+    operationId: 'createApiKey',
+    summary: 'Create an API key',
+    description:
+      'A new key for the organization. Its secret (`key`, `trk_` and 40 characters) is shown in this answer only: a lost key must be replaced.',
+  })
   @ApiCreatedResponse({ type: CreatedApiKeyView, description: 'The key, with its secret shown this once' })
-  @ApiErrors(422, 401)
+  @ApiErrors(422, 401, 409)
   create(@CurrentActor() actor: Actor, @Body() body: CreateApiKeyDto) {
     return this.apiKeys.create(actor, body.name);
   }
 
   @Get()
+  @ApiOperation({
+    operationId: 'listApiKeys',
+    summary: 'List API keys',
+    description:
+      "One page of the organization's keys, newest first, teammates' included; secrets are never returned, only their first and last characters.",
+  })
   @ApiPageResponse(ApiKeyView, 'API keys of the organization, newest first')
   @ApiErrors(422, 401)
   list(@CurrentActor() actor: Actor, @Query() query: PageQueryDto) {
@@ -30,6 +42,11 @@ export class ApiKeysController {
   }
 
   @Delete(':key_id')
+  @ApiOperation({
+    operationId: 'revokeApiKey',
+    summary: 'Revoke an API key',
+    description: 'The key stops authenticating at once and leaves the list. 404 for a key of another organization or already revoked.',
+  })
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Revoked; the key stops authenticating at once' })
   @ApiErrors(422, 401, 404)

@@ -22,17 +22,32 @@ export class ApiKeysService {
     return this.createFor(actor.organizationId, actor.userId, name);
   }
 
-  /** Also used by the operator CLI, which has no actor yet. */
+  /**
+   * Also used by the operator CLI, which has no actor yet. The organization's row is locked while its
+   * active keys are counted, so concurrent creations never pass the cap together.
+   */
   async createFor(organizationId: string, userId: string, name: string): Promise<CreatedApiKeyView> {
     const secret = generateApiKeySecret();
     const { keyPrefix, keyLast4 } = describeSecret(secret);
-    const rows: ApiKeyView[] = await this.dataSource.query(
-      `WITH k AS (
-         INSERT INTO api_keys (organization_id, created_by_user_id, name, key_prefix, key_last4, key_hash)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING *)
-       SELECT ${VIEW_COLUMNS} FROM k JOIN users u ON u.id = k.created_by_user_id`,
-      [organizationId, userId, name, keyPrefix, keyLast4, hashApiKeySecret(secret, this.config.apiKeyPepper)],
-    );
+    const cap = this.config.maxActiveApiKeysPerOrganization;
+    const rows = await this.dataSource.transaction(async (tx) => {
+      await tx.query(`SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE`, [organizationId]);
+      // Counted by a statement of its own, after the lock: it sees every key committed before it.
+      const [{ active }] = (await tx.query(
+        `SELECT count(*)::int AS active FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL`,
+        [organizationId],
+      )) as { active: number }[];
+      if (active >= cap) {
+        throw ApiError.conflict(`The organization already has ${cap} active API keys, the most it may have: revoke one first.`);
+      }
+      return (await tx.query(
+        `WITH k AS (
+           INSERT INTO api_keys (organization_id, created_by_user_id, name, key_prefix, key_last4, key_hash)
+           VALUES ($1, $2, $3, $4, $5, $6) RETURNING *)
+         SELECT ${VIEW_COLUMNS} FROM k JOIN users u ON u.id = k.created_by_user_id`,
+        [organizationId, userId, name, keyPrefix, keyLast4, hashApiKeySecret(secret, this.config.apiKeyPepper)],
+      )) as ApiKeyView[];
+    });
     return { ...rows[0], key: secret };
   }
 

@@ -3,10 +3,11 @@ import { APP_GUARD } from '@nestjs/core';
 import { ApiKeyAuthenticator } from '../../common/auth/api-key-authenticator';
 import { AuthGuard } from '../../common/auth/auth.guard';
 import { SessionAuthenticator } from '../../common/auth/session-authenticator';
+import { RateLimits } from '../../common/rate-limiting/rate-limits';
 
 @Global()
 @Module({
-  providers: [ApiKeyAuthenticator, SessionAuthenticator, { provide: APP_GUARD, useClass: AuthGuard }],
-  exports: [ApiKeyAuthenticator, SessionAuthenticator],
+  providers: [ApiKeyAuthenticator, SessionAuthenticator, RateLimits, { provide: APP_GUARD, useClass: AuthGuard }],
+  exports: [ApiKeyAuthenticator, SessionAuthenticator, RateLimits],
 })
 export class AuthModule {}

@@ -9,8 +9,17 @@ import { APP_CONFIG } from '../../config/config.module';
 import { poolOf, preparedQuery } from '../../database/prepared-query';
 import type { AppConfig } from '../../config/app-config';
 import type { ParticipantUsageView } from '../rooms/room.dto';
-import type { CheckoutDto, CheckoutView, CreditView, HistoryLineView, HistoryQueryDto, RoomUsageView } from './billing.dto';
-import { readBalance } from './credit-balance';
+import type {
+  AlertsDto,
+  AlertsView,
+  CheckoutDto,
+  CheckoutView,
+  CreditView,
+  HistoryLineView,
+  HistoryQueryDto,
+  RoomUsageView,
+} from './billing.dto';
+import { readAccount } from './credit-balance';
 import { StripeGateway } from './stripe.gateway';
 
 interface LineRow {
@@ -52,10 +61,11 @@ export class BillingService {
   ) {}
 
   async credit(actor: Actor): Promise<CreditView> {
-    const balance = await readBalance(this.dataSource, actor.organizationId);
+    const { balance, lowBalanceCents } = await readAccount(this.dataSource, actor.organizationId);
     const { credit, rates } = this.config;
     return {
       credit_cents: balance,
+      low_balance_cents: lowBalanceCents,
       currency: credit.currency,
       rates: [
         { participant_class: 'participant', cents_per_minute: rates.participantCentsPerMinute },
@@ -64,6 +74,21 @@ export class BillingService {
       min_topup_cents: credit.minTopupCents,
       max_topup_cents: credit.maxTopupCents,
     };
+  }
+
+  async alerts(actor: Actor): Promise<AlertsView> {
+    const { lowBalanceCents } = await readAccount(this.dataSource, actor.organizationId);
+    return { low_balance_cents: lowBalanceCents };
+  }
+
+  /** Setting the threshold sends nothing: an alert is sent when the balance crosses it. */
+  async setAlerts(actor: Actor, dto: AlertsDto): Promise<AlertsView> {
+    await this.dataSource.query(
+      `INSERT INTO credit_accounts (organization_id, balance_cents, currency, low_balance_cents) VALUES ($1, 0, $2, $3)
+       ON CONFLICT (organization_id) DO UPDATE SET low_balance_cents = EXCLUDED.low_balance_cents`,
+      [actor.organizationId, this.config.credit.currency, dto.low_balance_cents],
+    );
+    return { low_balance_cents: dto.low_balance_cents };
   }
 
   async checkout(actor: Actor, dto: CheckoutDto): Promise<CheckoutView> {

@@ -11,3 +11,17 @@ export async function readBalance(dataSource: DataSource, organizationId: string
   );
   return account?.balance_cents ?? 0;
 }
+
+/** The balance with the organization's low-balance threshold (null: no alerts). */
+export async function readAccount(
+  dataSource: DataSource,
+  organizationId: string,
+): Promise<{ balance: number; lowBalanceCents: number | null }> {
+  const [account] = await preparedQuery<{ balance_cents: number; low_balance_cents: number | null }>(
+    dataSource,
+    'credit_account',
+    `SELECT balance_cents, low_balance_cents FROM credit_accounts WHERE organization_id = $1`,
+    [organizationId],
+  );
+  return { balance: account?.balance_cents ?? 0, lowBalanceCents: account?.low_balance_cents ?? null };
+}

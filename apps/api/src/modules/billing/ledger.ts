@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import { balanceKey, LEDGER_CHARGES_KEY } from '../../database/hot-row-keys';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import type { AppConfig } from '../../config/app-config';
+import { CustomerEvents } from '../customer-webhooks/customer-events';
 
 export type CreditKind = 'purchase' | 'grant' | 'refund' | 'adjustment';
 
@@ -22,6 +23,7 @@ export class Ledger {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly hot: HotRowWrites,
+    private readonly events: CustomerEvents,
   ) {}
 
   async charge(
@@ -80,13 +82,32 @@ export class Ledger {
     return rows[0];
   }
 
+  /**
+   * The balance row is locked by this update, so the balance before and after it are exact even
+   * under concurrent charges: a threshold crossing is decided (and its alert written) once.
+   */
   private async moveBalance(tx: EntityManager, organizationId: string, delta: number): Promise<void> {
-    await this.hot.add(tx, balanceKey(organizationId), [delta], ([sum]) =>
-      tx.query(
+    await this.hot.add(tx, balanceKey(organizationId), [delta], async ([sum]) => {
+      const [account] = (await tx.query(
         `INSERT INTO credit_accounts (organization_id, balance_cents, currency) VALUES ($1, $2, $3)
-       ON CONFLICT (organization_id) DO UPDATE SET balance_cents = credit_accounts.balance_cents + EXCLUDED.balance_cents`,
+       ON CONFLICT (organization_id) DO UPDATE SET balance_cents = credit_accounts.balance_cents + EXCLUDED.balance_cents
+       RETURNING balance_cents, low_balance_cents`,
         [organizationId, sum, this.config.credit.currency],
-      ),
-    );
+      )) as { balance_cents: number; low_balance_cents: number | null }[];
+      const after = Number(account.balance_cents);
+      const threshold = account.low_balance_cents === null ? null : Number(account.low_balance_cents);
+      for (const type of balanceCrossings(after - sum, after, threshold)) {
+        const data = { credit_cents: after, low_balance_cents: threshold, currency: this.config.credit.currency };
+        await this.events.emit(tx, { organizationId, type, data });
+      }
+    });
   }
+}
+
+/** `credit.low` when the balance falls from at or above the threshold to below it; `credit.exhausted` when it falls to zero or less. */
+export function balanceCrossings(before: number, after: number, threshold: number | null): ('credit.low' | 'credit.exhausted')[] {
+  const crossings: ('credit.low' | 'credit.exhausted')[] = [];
+  if (threshold !== null && before >= threshold && after < threshold) crossings.push('credit.low');
+  if (before > 0 && after <= 0) crossings.push('credit.exhausted');
+  return crossings;
 }

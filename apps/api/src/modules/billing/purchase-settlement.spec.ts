@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { CustomerEvents } from '../customer-webhooks/customer-events';
 import type { Ledger } from './ledger';
 import { PurchaseSettlement } from './purchase-settlement';
 
@@ -24,7 +25,7 @@ describe('PurchaseSettlement', () => {
     jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     credit = jest.fn().mockResolvedValue(null);
     query = jest.fn().mockResolvedValue([{ id: ORG }]);
-    settlement = new PurchaseSettlement({ credit } as unknown as Ledger);
+    settlement = new PurchaseSettlement({ credit } as unknown as Ledger, { emit: jest.fn() } as unknown as CustomerEvents);
   });
   afterEach(() => jest.restoreAllMocks());
 

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { asJsonObject } from '../../common/json/json-shape';
+import { CustomerEvents } from '../customer-webhooks/customer-events';
 import { Ledger } from './ledger';
 
 /** The event types that credit a checkout (the first only when its payment_status is `paid`). */
@@ -24,7 +25,10 @@ const MAX_CREATED_SECONDS = 8.64e12;
 export class PurchaseSettlement {
   private readonly logger = new Logger(PurchaseSettlement.name);
 
-  constructor(private readonly ledger: Ledger) {}
+  constructor(
+    private readonly ledger: Ledger,
+    private readonly events: CustomerEvents,
+  ) {}
 
   async apply(tx: EntityManager, payload: unknown): Promise<void> {
     const event = asJsonObject(payload);
@@ -65,12 +69,22 @@ export class PurchaseSettlement {
       this.logger.error(`Paid checkout ${sessionId} (event ${eventId}) names no known organization; left for an operator.`);
       return;
     }
-    await this.ledger.credit(tx, {
+    const line = await this.ledger.credit(tx, {
       organizationId: org.id,
       kind: 'purchase',
       cents: amount as number,
       occurredAt: new Date((created as number) * 1000),
       providerReference: sessionId,
     });
+    if (!line) return;
+    // The history line, as GET /v1/billing/history shows a credit line.
+    const data = {
+      kind: line.kind,
+      occurred_at: line.occurred_at,
+      delta_cents: Number(line.delta_cents),
+      currency: line.currency,
+      provider_reference: line.provider_reference,
+    };
+    await this.events.emit(tx, { organizationId: org.id, type: 'credit.purchased', data });
   }
 }

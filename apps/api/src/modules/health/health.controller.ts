@@ -1,4 +1,5 @@
 import { Controller, Get, Res, ServiceUnavailableException } from '@nestjs/common';
+import { NotRateLimited } from '../../common/rate-limiting/not-rate-limited.decorator';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheckService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
 import type { Response } from 'express';
@@ -28,6 +29,7 @@ async function indicator(name: string, probe: () => Promise<unknown>): Promise<H
 
 @ApiExcludeController()
 @Public()
+@NotRateLimited()
 @Controller('health')
 export class HealthController {
   constructor(

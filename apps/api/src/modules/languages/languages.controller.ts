@@ -1,6 +1,6 @@
 import { SUPPORTED_LANGUAGES } from '@app/domain';
 import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { ApiErrors } from '../../common/openapi/error-responses';
 
 export class LanguageView {
@@ -13,6 +13,11 @@ export class LanguageView {
 @Controller('v1/supported-languages')
 export class LanguagesController {
   @Get()
+  @ApiOperation({
+    operationId: 'listSupportedLanguages',
+    summary: 'Supported languages',
+    description: 'Every language a participant may declare in a join token or an invite join, alphabetically by name.',
+  })
   @ApiOkResponse({ type: [LanguageView], description: 'Every language a participant may declare, alphabetically by name' })
   @ApiErrors(401)
   list(): readonly LanguageView[] {

@@ -78,7 +78,10 @@ export class LiveKitGateway {
   }
 
   private unavailable(action: string, error: unknown): ServiceUnavailableError {
-    this.logger.error(`LiveKit could not ${action}: ${error instanceof Error ? error.message : String(error)}`);
+    const reason = error instanceof Error ? error.message : String(error);
+    this.logger.error(
+      `LiveKit at ${this.config.livekit.apiUrl} could not ${action}: ${reason} (is a LiveKit server running there? see LIVEKIT_URL)`,
+    );
     return new ServiceUnavailableError(
       'livekit',
       `The realtime service is unavailable and could not ${action}; nothing was changed. Try again shortly.`,

@@ -1,11 +1,14 @@
-import { chargeCents, startedMinutes } from '@app/domain';
-import { Injectable } from '@nestjs/common';
+import { billedMinutes, chargeCents } from '@app/domain';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ROOM_TOTALS_KEY } from '../../database/hot-row-keys';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import { Ledger } from '../billing/ledger';
 import type { RoomRow } from '../rooms/room-queries';
 import { UsageRollup } from '../usage/usage-rollup';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import { CustomerEvents } from '../customer-webhooks/customer-events';
 
 export interface OpenConnection {
   id: number;
@@ -22,6 +25,8 @@ export class ConnectionMeter {
     private readonly ledger: Ledger,
     private readonly usage: UsageRollup,
     private readonly hot: HotRowWrites,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly events: CustomerEvents,
   ) {}
 
   /** Closes one open connection; a connection already closed is left as it is (idempotent). */
@@ -40,23 +45,34 @@ export class ConnectionMeter {
 
   /**
    * Closes connections known to be open, with one update: each ends at its `leftAt` (never before it
-   * began), with its started minutes and its charge at the rate of its join. One already closed by
+   * began), with its started minutes (capped) and its charge at the rate of its join. One already closed by
    * someone else is left as it is.
    */
   async closeOpenMany(tx: EntityManager, closes: { room: MeteredRoom; connection: OpenConnection; leftAt: Date }[]): Promise<void> {
     if (closes.length === 0) return;
     const ends = closes.map(({ connection, leftAt }) => {
       const end = new Date(Math.max(leftAt.getTime(), connection.joined_at.getTime()));
-      const minutes = startedMinutes(connection.joined_at.getTime(), end.getTime());
+      const minutes = billedMinutes(connection.joined_at.getTime(), end.getTime(), this.config.maxConnectionMinutes);
       return { end, minutes, cents: chargeCents(minutes, connection.cents_per_minute) };
     });
     const updated = (await tx.query(
       `UPDATE connections c SET left_at = v.left_at, connection_minutes = v.minutes, charged_cents = v.cents
          FROM unnest($1::bigint[], $2::timestamptz[], $3::int[], $4::bigint[]) AS v(id, left_at, minutes, cents)
-        WHERE c.id = v.id AND c.left_at IS NULL RETURNING c.id`,
+        WHERE c.id = v.id AND c.left_at IS NULL RETURNING c.id, c.kind, c.identity, c.joined_at, c.left_at`,
       [closes.map((c) => c.connection.id), ends.map((e) => e.end), ends.map((e) => e.minutes), ends.map((e) => e.cents)],
-    )) as [{ id: string | number }[], number];
+    )) as [{ id: string | number; kind: string | null; identity: string; joined_at: Date; left_at: Date }[], number];
     const closed = new Set(updated[0].map((row) => Number(row.id)));
+    for (const row of updated[0].filter((r) => r.kind === 'translator')) {
+      const { room } = closes.find((c) => Number(c.connection.id) === Number(row.id))!;
+      const data = {
+        room_id: room.id,
+        room_name: room.name,
+        participant_identity: row.identity,
+        joined_at: row.joined_at,
+        left_at: row.left_at,
+      };
+      await this.events.emit(tx, { organizationId: room.organization_id, type: 'translator.left', roomId: room.id, data });
+    }
     for (const [i, { room, connection, leftAt }] of closes.entries()) {
       if (closed.has(Number(connection.id))) await this.account(tx, room, connection, ends[i].minutes, ends[i].cents, leftAt);
     }
@@ -102,4 +118,4 @@ export class ConnectionMeter {
 }
 
 /** A locked room, as the meter needs it. */
-export type MeteredRoom = Pick<RoomRow, 'id' | 'organization_id' | 'started_at'>;
+export type MeteredRoom = Pick<RoomRow, 'id' | 'name' | 'organization_id' | 'started_at'>;

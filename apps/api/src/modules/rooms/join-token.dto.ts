@@ -66,6 +66,6 @@ export class JoinTokenView {
   @ApiProperty({ description: 'the room name' }) room!: string;
   @ApiProperty() identity!: string;
   @ApiProperty({ type: [String] }) languages!: string[];
-  @ApiProperty({ enum: ['mono', 'dual'] }) streaming_mode!: string;
+  @ApiProperty({ enum: ['mono', 'dual'], enumName: 'StreamingMode' }) streaming_mode!: string;
   @ApiProperty({ format: 'date-time' }) expires_at!: Date;
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Outbox, type OutboxJob } from '../../queue/outbox';
+import { CustomerEvents } from '../customer-webhooks/customer-events';
 import { ConnectionMeter } from '../metering/connection-meter';
 import { ROOM_ROW_COLUMNS, type RoomRow } from './room-queries';
 import { TranslatorPresence } from './translator-presence';
@@ -13,6 +14,7 @@ export class RoomLifecycle {
     private readonly meter: ConnectionMeter,
     private readonly translator: TranslatorPresence,
     private readonly outbox: Outbox,
+    private readonly events: CustomerEvents,
   ) {}
 
   async lock(tx: EntityManager, where: { id: string } | { livekitName: string }): Promise<RoomRow | null> {
@@ -48,6 +50,7 @@ export class RoomLifecycle {
     room.status = 'ended';
     room.ended_at = ended.ended_at;
     await this.meter.closeAllInRoom(tx, room, ended.ended_at);
+    await this.events.emit(tx, { organizationId: room.organization_id, type: 'room.ended', roomId: room.id });
     const jobs = await this.translator.reconcile(tx, room);
     await this.outbox.write(tx, jobs);
     return jobs;

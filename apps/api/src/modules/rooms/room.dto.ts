@@ -19,7 +19,12 @@ export class CreateRoomDto {
   })
   room_name?: string;
 
-  @ApiPropertyOptional({ enum: STREAMING_MODES, description: 'when omitted, the first join token decides' })
+  @ApiPropertyOptional({
+    enum: STREAMING_MODES,
+    enumName: 'StreamingMode',
+    description:
+      '`mono`: one device carries both languages; `dual`: each speaker has their own device. When omitted, the first join token decides.',
+  })
   @EnumRule(STREAMING_MODES, { optional: true })
   streaming_mode?: (typeof STREAMING_MODES)[number];
 }
@@ -34,7 +39,8 @@ export class CreatedRoomView {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ description: 'the room name (generated when none was sent)' }) room!: string;
   @ApiProperty({ description: 'the realtime address clients connect to' }) url!: string;
-  @ApiProperty({ enum: STREAMING_MODES, nullable: true, type: String }) streaming_mode!: string | null;
+  @ApiProperty({ enum: STREAMING_MODES, nullable: true, type: String, description: 'StreamingMode, or null while no mode is settled' })
+  streaming_mode!: string | null;
 }
 
 export class ParticipantUsageView {
@@ -52,8 +58,9 @@ export class RoomView {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ nullable: true, type: String, description: 'provisioning identifier of the room' }) sid!: string | null;
-  @ApiProperty({ enum: ['created', 'active', 'ended'] }) status!: string;
-  @ApiProperty({ enum: STREAMING_MODES, nullable: true, type: String }) streaming_mode!: string | null;
+  @ApiProperty({ enum: ['created', 'active', 'ended'], enumName: 'RoomStatus' }) status!: string;
+  @ApiProperty({ enum: STREAMING_MODES, nullable: true, type: String, description: 'StreamingMode, or null while no mode is settled' })
+  streaming_mode!: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) started_at!: Date | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) ended_at!: Date | null;
   @ApiProperty({ type: 'integer' }) total_connection_minutes!: number;

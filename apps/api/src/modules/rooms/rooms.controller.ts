@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
 import { ApiPageResponse } from '../../common/pagination/page.schema';
@@ -21,6 +21,13 @@ export class RoomsController {
 
   @Post()
   @Idempotent()
+  @ApiOperation({
+    operationId: 'createRoom',
+    summary: 'Create a room',
+    description:
+      'Creates a live translation room and its LiveKit room. Nothing in the body is required: without `room_name` a unique name is generated; without `streaming_mode` the first join token decides the mode (two languages: `mono`, one: `dual`), which is then fixed. No credentials are issued here: every participant, the first included, gets a join token from `POST /v1/rooms/{room_name}/token`. 402 while the balance is at or below zero; 409 when `room_name` is the name of a live room; 503 when LiveKit cannot be reached (nothing is created). Any API key or session of the organization may call it.',
+  })
+  @ApiBody({ type: CreateRoomDto, required: false, description: 'Optional: an absent or empty body creates a room with a generated name' })
   @ApiCreatedResponse({ type: CreatedRoomView })
   @ApiErrors(422, 401, 402, 409, 503)
   create(@CurrentActor() actor: Actor, @Body() body: CreateRoomDto) {
@@ -28,6 +35,11 @@ export class RoomsController {
   }
 
   @Get()
+  @ApiOperation({
+    operationId: 'listRooms',
+    summary: 'List rooms',
+    description: "One page of the organization's rooms, newest first, including teammates' rooms.",
+  })
   @ApiPageResponse(RoomView, 'Rooms of the organization, newest first')
   @ApiErrors(422, 401)
   list(@CurrentActor() actor: Actor, @Query() query: PageQueryDto) {
@@ -35,6 +47,12 @@ export class RoomsController {
   }
 
   @Get(':room_id')
+  @ApiOperation({
+    operationId: 'getRoom',
+    summary: 'Get a room with per-participant usage',
+    description:
+      'The room with one entry per connection: who, which languages, when, minutes and cost (billed per started minute). 404 for a room of another organization, exactly as for a missing one.',
+  })
   @ApiOkResponse({ type: RoomDetailView })
   @ApiErrors(422, 401, 404)
   detail(@CurrentActor() actor: Actor, @Param() params: RoomIdParams) {
@@ -42,6 +60,12 @@ export class RoomsController {
   }
 
   @Delete(':room_id')
+  @ApiOperation({
+    operationId: 'endRoom',
+    summary: 'End a room',
+    description:
+      'Ends the call: the LiveKit room is deleted and every open connection closed at the current time (billing stops there). Ending an ended room is 204 too. 503 when LiveKit cannot be reached (nothing changes).',
+  })
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'The call has ended (also when it had already ended)' })
   @ApiErrors(422, 401, 404, 503)
@@ -50,6 +74,12 @@ export class RoomsController {
   }
 
   @Post(':room_name/token')
+  @ApiOperation({
+    operationId: 'createJoinToken',
+    summary: 'Issue a join token for a member',
+    description:
+      'A LiveKit access token for one person of the organization, with the languages they speak. One language means a `dual` room (each speaker on their own device), two a `mono` room (one device for both); the first token of a room without a mode fixes it, and a later token that does not fit it is 409. A room holds at most two languages: a third one is 409. Connect a LiveKit client to `url` with `token`; the translator joins once the connected people hold two languages.',
+  })
   @Idempotent()
   @ApiCreatedResponse({ type: JoinTokenView })
   @ApiErrors(422, 401, 404, 409)

@@ -13,7 +13,13 @@ export class TranslationStatsController {
   constructor(private readonly stats: TranslationStatsService) {}
 
   @Get(':room_id/translation-stats')
-  @ApiOperation({ summary: 'Translator presence and per-direction latency (end of speech → first translated audio) of a room' })
+  @ApiOperation({
+    operationId: 'getTranslationStats',
+    summary: 'Translator presence and per-direction latency (end of speech → first translated audio) of a room',
+    description:
+      'Whether the translator is in the room, its sessions, and per direction (e.g. `en>de`) the latency samples, p50, p95 and seconds of ' +
+      'translated audio, as reported by the agent. 404 for a room of another organization.',
+  })
   @ApiOkResponse({ type: TranslationStatsView })
   @ApiErrors(422, 401, 404)
   get(@CurrentActor() actor: Actor, @Param() params: RoomIdParams) {

@@ -1,5 +1,5 @@
 import { Controller, Get, Header, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
 import { UsageOverviewQueryDto, UsageOverviewView } from './usage.dto';
@@ -12,6 +12,12 @@ export class UsageController {
   constructor(private readonly usage: UsageService) {}
 
   @Get('overview')
+  @ApiOperation({
+    operationId: 'getUsageOverview',
+    summary: 'Usage over time, for charts',
+    description:
+      'Minutes, rooms and cost in buckets of `granularity` over the window [`starts_after`, `ends_before`), at most 90 days, both bounds with a UTC offset. Buckets start at local midnight (or hour, week, month) of `timezone`, an IANA zone name; every bucket of the window is listed, oldest first.',
+  })
   @ApiOkResponse({ type: UsageOverviewView, description: 'Every bucket of the window, oldest first; summary is the sum of the buckets' })
   @ApiErrors(422, 401)
   @Header('Content-Type', 'application/json; charset=utf-8')

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
 import { UserView } from './user.dto';
@@ -10,6 +10,11 @@ import { UserView } from './user.dto';
 export class UsersController {
   /** The actor was loaded with the credential in one query, so this needs no second one. */
   @Get('me')
+  @ApiOperation({
+    operationId: 'getCurrentUser',
+    summary: 'The current user',
+    description: 'The authenticated user; an API key acts for the user who created it.',
+  })
   @ApiOkResponse({ type: UserView, description: 'The authenticated user (an API key acts for the user who created it)' })
   @ApiErrors(401)
   me(@CurrentActor() actor: Actor): UserView {

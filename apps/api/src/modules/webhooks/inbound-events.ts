@@ -3,6 +3,7 @@ import type { QueueName, StoredEventRef, StoredEventsJob } from '@app/contracts'
 import { DataSource, type EntityManager } from 'typeorm';
 import { Coalescer } from '../../common/batching/coalescer';
 import { QueueRegistry } from '../../queue/queue-registry';
+import { Metrics } from '../metrics/metrics';
 
 export type Provider = 'livekit' | 'stripe';
 
@@ -33,6 +34,7 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     private readonly dataSource: DataSource,
     private readonly queues: QueueRegistry,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Resolves once the event is durably stored (and queued, unless Redis is unavailable). */
@@ -41,19 +43,20 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async storeAll(events: ReceivedEvent[]): Promise<void> {
-    await this.dataSource.query(
+    const stored = (await this.dataSource.query(
       `INSERT INTO inbound_events (provider, event_id, event_type, payload)
        SELECT provider, event_id, event_type, payload
          FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) WITH ORDINALITY AS e(provider, event_id, event_type, payload, n)
         ORDER BY n
-       ON CONFLICT DO NOTHING`,
+       ON CONFLICT DO NOTHING RETURNING provider`,
       [
         events.map((e) => e.provider),
         events.map((e) => e.eventId),
         events.map((e) => e.eventType),
         events.map((e) => JSON.stringify(e.payload)),
       ],
-    );
+    )) as { provider: Provider }[];
+    for (const row of stored) this.metrics.inboundEvents.inc({ provider: row.provider, outcome: 'stored' });
     // Stored is accepted: if Redis cannot take the job now, the requeue sweep enqueues the events
     // once it is back, so the sender gets its 2xx and does not send them again.
     try {
@@ -88,7 +91,8 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
     eventIds: string[],
     apply: (tx: EntityManager, payloads: unknown[]) => Promise<void>,
   ): Promise<boolean> {
-    return this.dataSource.transaction(async (tx) => {
+    let applied = 0;
+    const done = this.dataSource.transaction(async (tx) => {
       // Marking first takes the rows' locks: a concurrent duplicate waits, then finds them processed.
       // If applying fails, the transaction rolls back and the events are unmarked again.
       const [rows] = (await tx.query(
@@ -102,8 +106,17 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
         tx,
         rows.map((row) => row.payload),
       );
+      applied = rows.length;
       return true;
     });
+    try {
+      const result = await done;
+      if (applied > 0) this.metrics.inboundEvents.inc({ provider, outcome: 'applied' }, applied);
+      return result;
+    } catch (error) {
+      this.metrics.inboundEvents.inc({ provider, outcome: 'failed' }, eventIds.length);
+      throw error;
+    }
   }
 
   /** Events stored but never applied (a crash between storing and enqueuing): enqueue them again. */

@@ -10,6 +10,7 @@ import { TranslatorPresence } from '../rooms/translator-presence';
 import { readLiveKitEvent, type LiveKitEventFacts } from './livekit-event';
 import { ConnectionMeter, type OpenConnection } from '../metering/connection-meter';
 import { UsageRollup } from '../usage/usage-rollup';
+import { CustomerEvents } from '../customer-webhooks/customer-events';
 
 type Participant = NonNullable<LiveKitEventFacts['participant']>;
 
@@ -36,6 +37,7 @@ export class LiveKitEventProcessor {
     private readonly meter: ConnectionMeter,
     private readonly translator: TranslatorPresence,
     private readonly usage: UsageRollup,
+    private readonly events: CustomerEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -116,7 +118,7 @@ export class LiveKitEventProcessor {
               CASE WHEN languages IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(languages)) END, joined_at, rate
          FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[], $8::int[])
            AS j(room_id, organization_id, sid, identity, kind, languages, joined_at, rate)
-       ON CONFLICT (room_id, participant_sid) DO NOTHING RETURNING id, room_id, participant_sid, kind`,
+       ON CONFLICT (room_id, participant_sid) DO NOTHING RETURNING id, room_id, participant_sid, kind, identity, joined_at`,
       [
         rows.map((r) => r.room.id),
         rows.map((r) => r.room.organization_id),
@@ -127,7 +129,7 @@ export class LiveKitEventProcessor {
         rows.map((r) => r.participant.joinedAt),
         rows.map((r) => r.rate),
       ],
-    )) as { id: number; room_id: string; participant_sid: string; kind: ParticipantKind | null }[];
+    )) as { id: number; room_id: string; participant_sid: string; kind: ParticipantKind | null; identity: string; joined_at: Date }[];
     const idOf = new Map(inserted.map((row) => [`${row.room_id} ${row.participant_sid}`, Number(row.id)]));
     const rejoined = rows.filter((r) => !idOf.has(`${r.room.id} ${r.participant.sid}`));
     if (rejoined.length > 0) {
@@ -143,6 +145,12 @@ export class LiveKitEventProcessor {
       const newParticipants = inserted.filter((row) => row.room_id === room.id && row.kind !== 'translator').length;
       await this.activate(tx, room, new Date(earliest), newParticipants);
     }
+    // After room.started (written by activate), as it happened.
+    for (const row of inserted.filter((r) => r.kind === 'translator')) {
+      const room = joins.find((j) => j.room.id === row.room_id)!.room;
+      const data = { room_id: room.id, room_name: room.name, participant_identity: row.identity, joined_at: row.joined_at };
+      await this.events.emit(tx, { organizationId: room.organization_id, type: 'translator.joined', roomId: room.id, data });
+    }
     return rows.map((r) => idOf.get(`${r.room.id} ${r.participant.sid}`) ?? null);
   }
 
@@ -154,6 +162,7 @@ export class LiveKitEventProcessor {
     if (room.status === 'created') {
       await tx.query(`UPDATE rooms SET status = 'active' WHERE id = $1`, [room.id]);
       room.status = 'active';
+      await this.events.emit(tx, { organizationId: room.organization_id, type: 'room.started', roomId: room.id });
     }
     const startedAt = room.started_at;
     if (startedAt === null || earliestJoin < startedAt) {

@@ -1,4 +1,5 @@
 import { Controller, HttpCode, Post, Req, type RawBodyRequest } from '@nestjs/common';
+import { NotRateLimited } from '../../common/rate-limiting/not-rate-limited.decorator';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
@@ -10,6 +11,7 @@ import { InboundEvents } from './inbound-events';
 /** LiveKit webhooks: verified, stored by event id, answered, then applied from the queue. */
 @ApiExcludeController()
 @Public()
+@NotRateLimited()
 @Controller('v1/webhooks/livekit')
 export class LiveKitWebhookController {
   constructor(

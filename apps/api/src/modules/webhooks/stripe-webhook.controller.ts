@@ -1,9 +1,10 @@
 import { Controller, HttpCode, Post, Req, type RawBodyRequest } from '@nestjs/common';
+import { NotRateLimited } from '../../common/rate-limiting/not-rate-limited.decorator';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../../common/auth/public.decorator';
 import { ApiError } from '../../common/errors/api-error';
-import { asJsonObject, withinJsonLimits } from '../../common/json/json-shape';
+import { asJsonObject, isStorableText, withinJsonLimits } from '../../common/json/json-shape';
 import { StripeGateway } from '../billing/stripe.gateway';
 import { InboundEvents } from './inbound-events';
 
@@ -11,13 +12,12 @@ import { InboundEvents } from './inbound-events';
 const MAX_EVENT_ID_LENGTH = 255;
 // PostgreSQL's text and jsonb hold neither U+0000 nor a lone UTF-16 surrogate, in keys or values;
 // and serializing the payload recurses, so its depth is bounded (Stripe's events are a few levels deep).
-const LONE_SURROGATE = /\p{Cs}/u;
-const storableText = (text: string) => !text.includes('\u0000') && !LONE_SURROGATE.test(text);
 const MAX_DEPTH = 100;
 
 /** Stripe webhooks: signature checked over the raw body, stored by event id, then applied from the queue. */
 @ApiExcludeController()
 @Public()
+@NotRateLimited()
 @Controller('v1/webhooks/stripe')
 export class StripeWebhookController {
   constructor(
@@ -38,7 +38,7 @@ export class StripeWebhookController {
     if (typeof id !== 'string' || id.length === 0 || id.length > MAX_EVENT_ID_LENGTH || typeof type !== 'string') {
       throw new ApiError(400, `The payload is not a Stripe event: it needs an "id" (1 to ${MAX_EVENT_ID_LENGTH} characters) and a "type".`);
     }
-    if (!withinJsonLimits(event, MAX_DEPTH, storableText)) {
+    if (!withinJsonLimits(event, MAX_DEPTH, isStorableText)) {
       throw new ApiError(
         400,
         `The Stripe event cannot be stored: it is nested deeper than ${MAX_DEPTH} levels or contains U+0000 or an unpaired surrogate.`,

@@ -1,0 +1,73 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DataSource } from 'typeorm';
+import { hashApiKeySecret } from '../common/auth/api-key-secret';
+import type { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { Ledger } from '../modules/billing/ledger';
+import { readBalance } from '../modules/billing/credit-balance';
+import { OrganizationsService } from '../modules/organizations/organizations.service';
+import { UsageError } from './usage-error';
+
+export const DEV_CREDIT_CENTS = 10_000;
+
+interface StoredAccount {
+  organization_id: string;
+  user_id: string;
+  api_key: string;
+}
+
+function readStored(file: string): StoredAccount | null {
+  if (!existsSync(file)) return null;
+  try {
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<StoredAccount>;
+    return typeof stored.organization_id === 'string' && typeof stored.user_id === 'string' && typeof stored.api_key === 'string'
+      ? (stored as StoredAccount)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+async function keyStillWorks(dataSource: DataSource, config: AppConfig, account: StoredAccount): Promise<boolean> {
+  const rows: unknown[] = await dataSource.query(
+    `SELECT 1 FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
+      WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.organization_id = $2`,
+    [hashApiKeySecret(account.api_key, config.apiKeyPepper), account.organization_id],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The development organization of `npm run dev`: created once with an API key and a development
+ * credit grant, kept in `file` (under the git-ignored .data/), and created again only when the
+ * database no longer accepts its key (a new database, another pepper, a revoked key).
+ */
+export async function devAccount(
+  app: INestApplicationContext,
+  file: string,
+): Promise<StoredAccount & { created: boolean; credit_cents: number }> {
+  const config = app.get<AppConfig>(APP_CONFIG);
+  if (config.env === 'production') throw new UsageError('dev:account is for development only; it never runs with NODE_ENV=production.');
+  const dataSource = app.get(DataSource);
+  const stored = readStored(file);
+  if (stored && (await keyStillWorks(dataSource, config, stored))) {
+    return { ...stored, created: false, credit_cents: await readBalance(dataSource, stored.organization_id) };
+  }
+  const account = await app.get(OrganizationsService).create({ name: 'Development', email: 'dev@localhost.test', firstName: 'Dev' });
+  const ledger = app.get(Ledger);
+  await dataSource.transaction((tx) =>
+    ledger.credit(tx, {
+      organizationId: account.organization_id,
+      kind: 'grant',
+      cents: DEV_CREDIT_CENTS,
+      occurredAt: new Date(),
+      note: 'development credit (npm run dev)',
+    }),
+  );
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(account, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return { ...account, created: true, credit_cents: await readBalance(dataSource, account.organization_id) };
+}

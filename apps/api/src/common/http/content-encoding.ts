@@ -1,0 +1,16 @@
+import type { NextFunction, Request, Response } from 'express';
+
+/**
+ * Request bodies are taken as sent, never inflated: a compressed body could expand far past the body
+ * limit, and no client of this API needs to compress a few hundred bytes. 415 says which coding is
+ * accepted (RFC 7694), instead of a decompression error surfacing as a server error.
+ */
+export function refuseEncodedBodies(request: Request, response: Response, next: NextFunction): void {
+  const coding = request.headers['content-encoding'];
+  if (coding === undefined || coding.trim().toLowerCase() === 'identity' || coding.trim() === '') {
+    next();
+    return;
+  }
+  response.setHeader('Accept-Encoding', 'identity');
+  response.status(415).json({ detail: 'Compressed request bodies are not accepted: send the body without Content-Encoding.' });
+}

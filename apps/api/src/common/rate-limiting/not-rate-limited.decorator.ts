@@ -1,0 +1,9 @@
+import { SetMetadata } from '@nestjs/common';
+
+export const NOT_RATE_LIMITED = 'rate-limits:exempt';
+
+/**
+ * A public route outside the per-address budget: signed webhooks (LiveKit and Stripe send bursts from
+ * few addresses, and a refused delivery is only retried later) and health probes.
+ */
+export const NotRateLimited = () => SetMetadata(NOT_RATE_LIMITED, true);

@@ -1,0 +1,223 @@
+import { QUEUES } from '@app/contracts';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Client } from 'pg';
+import { Webhook } from 'standardwebhooks';
+import { DataSource } from 'typeorm';
+import type { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { QueueRegistry } from '../../queue/queue-registry';
+import { Metrics } from '../metrics/metrics';
+import { postWebhook, type AttemptResult } from './webhook-sender';
+
+export interface DeliveryJob {
+  endpointId: string;
+}
+
+interface Endpoint {
+  url: string;
+  secret: string;
+}
+
+interface Claimed {
+  id: string;
+  attempts: number;
+  max_attempts: number;
+  event_id: string;
+  body: string;
+}
+
+/** How often due deliveries are looked for besides the commit notifications (retries, crashes). */
+const SWEEP_INTERVAL_MS = 1_000;
+const CHANNEL = 'webhook_deliveries';
+const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
+
+/**
+ * Sends the deliveries the outbox holds, by endpoint. A commit that inserted deliveries notifies
+ * us; a sweep (then, and every second) enqueues one job per endpoint with due deliveries (job id
+ * `endpoint.<id>`, so an endpoint has one job at a time). The job claims a batch of the endpoint's
+ * due deliveries that head their lanes (a room's earlier events first), with a lease in the
+ * database longer than an attempt can take, posts them signed in parallel, records the outcomes
+ * (delivered, a retry at the schedule's next wait, or failed) with one statement, and goes on while
+ * more are due. A worker that dies mid-attempt loses its lease; the delivery is then sent again.
+ * A slow endpoint holds its own job only: at most `endpointConcurrency` of its deliveries are in
+ * flight, and the other endpoints' jobs run beside it.
+ */
+@Injectable()
+export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(CustomerWebhookDelivery.name);
+  private listener: Client | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<void> | null = null;
+  private sweepAgain = false;
+  private stopped = false;
+  /** Counts commits that inserted deliveries: a job that found nothing due looks again if it moved meanwhile. */
+  private notified = 0;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly queues: QueueRegistry,
+    private readonly metrics: Metrics,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.queues.process<DeliveryJob>(QUEUES.customerWebhooks, (job) => this.deliverTo(job.data.endpointId), {
+      concurrency: this.config.webhooks.concurrency,
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.config.queue.runWorkers) return;
+    await this.listen();
+    this.timer = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
+    this.timer.unref();
+    this.sweep();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.listener?.end().catch(() => undefined);
+    await this.sweeping;
+  }
+
+  /** Sends the endpoint's due deliveries now (after a manual retry made one due). */
+  async sendNow(endpointId: string): Promise<void> {
+    await this.enqueue(endpointId, `endpoint.${endpointId}.now.${Date.now()}`);
+  }
+
+  private async enqueue(endpointId: string, jobId = `endpoint.${endpointId}`, delay = 0): Promise<void> {
+    await this.queues.add(QUEUES.customerWebhooks, 'deliver', { endpointId }, { ...JOB_OPTIONS, jobId, delay });
+  }
+
+  private async listen(): Promise<void> {
+    const client = new Client({ connectionString: this.config.databaseUrl });
+    client.on('notification', () => {
+      this.notified += 1;
+      this.sweep();
+    });
+    client.on('error', (error: Error) => {
+      this.logger.warn(`Delivery notifications lost (${error.message}); reconnecting`);
+      this.listener = null;
+      if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 1_000).unref();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    this.listener = client;
+  }
+
+  /** Runs a sweep, or one more after the running one (notifications that arrive meanwhile are covered by it). */
+  private sweep(): void {
+    if (this.stopped) return;
+    if (this.sweeping) {
+      this.sweepAgain = true;
+      return;
+    }
+    this.sweeping = this.enqueueDue()
+      .catch((error: Error) => this.logger.warn(`Delivery sweep failed: ${error.message}`))
+      .finally(() => {
+        this.sweeping = null;
+        if (this.sweepAgain) {
+          this.sweepAgain = false;
+          this.sweep();
+        }
+      });
+  }
+
+  private async enqueueDue(): Promise<void> {
+    const due = (await this.dataSource.query(
+      `SELECT DISTINCT endpoint_id FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())`,
+    )) as { endpoint_id: string }[];
+    if (due.length === 0) return;
+    // While an endpoint's job waits or runs, adding it again is a no-op.
+    await this.queues.queue<DeliveryJob>(QUEUES.customerWebhooks).addBulk(
+      due.map((d) => ({
+        name: 'deliver',
+        data: { endpointId: d.endpoint_id },
+        opts: { ...JOB_OPTIONS, jobId: `endpoint.${d.endpoint_id}` },
+      })),
+    );
+  }
+
+  private async deliverTo(endpointId: string): Promise<void> {
+    const [endpoint] = (await this.dataSource.query(`SELECT url, secret FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL`, [
+      endpointId,
+    ])) as Endpoint[];
+    if (!endpoint) return;
+    for (;;) {
+      const seen = this.notified;
+      const batch = await this.claim(endpointId);
+      if (batch.length === 0) {
+        if (this.notified === seen || this.stopped) return;
+        continue;
+      }
+      const results = await Promise.all(batch.map((delivery) => this.post(endpoint, delivery)));
+      await this.record(endpointId, batch, results);
+    }
+  }
+
+  /** Leases the endpoint's due deliveries that head their lanes (one per room at most), oldest first. */
+  private async claim(endpointId: string): Promise<Claimed[]> {
+    const leaseSeconds = (2 * this.config.webhooks.timeoutMs + 1_000) / 1000;
+    const [rows] = (await this.dataSource.query(
+      `UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $3)
+         FROM webhook_events ev
+        WHERE ev.seq = d.event_seq AND d.id IN (
+          SELECT c.id FROM webhook_deliveries c
+           WHERE c.endpoint_id = $1 AND c.status = 'pending' AND c.next_attempt_at <= now()
+             AND (c.locked_until IS NULL OR c.locked_until < now())
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
+                              WHERE p.endpoint_id = c.endpoint_id AND p.lane = c.lane AND p.status = 'pending' AND p.seq < c.seq)
+           ORDER BY c.seq LIMIT $2 FOR UPDATE OF c SKIP LOCKED)
+        RETURNING d.id, d.attempts, d.max_attempts, ev.id AS event_id, ev.body`,
+      [endpointId, this.config.webhooks.endpointConcurrency, leaseSeconds],
+    )) as [Claimed[], number];
+    return rows;
+  }
+
+  private post(endpoint: Endpoint, delivery: Claimed): Promise<AttemptResult> {
+    const now = new Date();
+    const headers = {
+      'webhook-id': delivery.event_id,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': new Webhook(endpoint.secret).sign(delivery.event_id, now, delivery.body),
+    };
+    return postWebhook(endpoint.url, headers, delivery.body, {
+      timeoutMs: this.config.webhooks.timeoutMs,
+      allowPrivate: this.config.webhooks.allowPrivateUrls,
+    });
+  }
+
+  /** One statement for the batch; a delivery no longer pending (its endpoint was deleted meanwhile) is left as it is. */
+  private async record(endpointId: string, batch: Claimed[], results: AttemptResult[]): Promise<void> {
+    const schedule = this.config.webhooks.retryScheduleMs;
+    const outcomes = batch.map((delivery, i) => {
+      const result = results[i];
+      const attempts = delivery.attempts + 1;
+      const status = result.ok ? 'delivered' : attempts >= delivery.max_attempts ? 'failed' : 'pending';
+      const waitMs = status === 'pending' ? (schedule[Math.min(attempts, schedule.length) - 1] ?? 0) : null;
+      return { id: delivery.id, attempts, status, code: result.statusCode, error: result.ok ? null : result.error, waitMs };
+    });
+    await this.dataSource.query(
+      `UPDATE webhook_deliveries d SET status = o.status, attempts = o.attempts, last_status_code = o.code, last_error = o.error,
+              delivered_at = CASE WHEN o.status = 'delivered' THEN now() END,
+              next_attempt_at = CASE WHEN o.status = 'pending' THEN now() + make_interval(secs => o.wait_ms / 1000.0) END,
+              locked_until = NULL
+         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::int[]) AS o(id, attempts, status, code, error, wait_ms)
+        WHERE d.id = o.id AND d.status = 'pending'`,
+      [
+        outcomes.map((o) => o.id),
+        outcomes.map((o) => o.attempts),
+        outcomes.map((o) => o.status),
+        outcomes.map((o) => o.code),
+        outcomes.map((o) => o.error),
+        outcomes.map((o) => o.waitMs),
+      ],
+    );
+    for (const o of outcomes) this.metrics.customerDeliveries.inc({ outcome: o.status === 'pending' ? 'retried' : o.status });
+    // The earliest retry comes back by itself, not only at the next sweep.
+    const waits = outcomes.flatMap((o) => (o.waitMs === null ? [] : [o.waitMs]));
+    if (waits.length > 0) await this.enqueue(endpointId, `endpoint.${endpointId}.retry.${Date.now()}`, Math.min(...waits));
+  }
+}

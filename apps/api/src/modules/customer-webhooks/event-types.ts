@@ -1,0 +1,12 @@
+/** The events we send to customers' webhook endpoints (extensions.md). */
+export const CUSTOMER_EVENT_TYPES = [
+  'room.started',
+  'room.ended',
+  'translator.joined',
+  'translator.left',
+  'credit.purchased',
+  'credit.low',
+  'credit.exhausted',
+] as const;
+
+export type CustomerEventType = (typeof CUSTOMER_EVENT_TYPES)[number];

@@ -1,0 +1,46 @@
+import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { Public } from '../../common/auth/public.decorator';
+import { ApiError } from '../../common/errors/api-error';
+import { NO_ENDPOINT } from '../../common/errors/route-not-found';
+import { ApiErrors } from '../../common/openapi/error-responses';
+import type { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { Metrics } from './metrics';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+@ApiTags('operations')
+@Controller('metrics')
+export class MetricsController {
+  constructor(
+    private readonly metrics: Metrics,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Public()
+  @Get()
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: 'Prometheus metrics',
+    description:
+      "The process's metrics in the Prometheus text format, for operators: only when the deployment sets METRICS_TOKEN, sent as " +
+      '`Authorization: Bearer <METRICS_TOKEN>` (otherwise 404). METRICS_PORT serves the same without authentication on a port of its own.',
+  })
+  @ApiOkResponse({ description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } })
+  @ApiErrors(401, 404)
+  async scrape(
+    @Headers('authorization') authorization: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
+    const token = this.config.metrics.token;
+    if (token === null) throw ApiError.notFound(NO_ENDPOINT);
+    const sent = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (sent === undefined || !timingSafeEqual(digest(sent), digest(token))) throw ApiError.unauthorized('Missing or wrong metrics token.');
+    const text = await this.metrics.registry.metrics();
+    response.setHeader('Content-Type', this.metrics.registry.contentType);
+    return text;
+  }
+}

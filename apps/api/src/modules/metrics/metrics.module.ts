@@ -1,0 +1,9 @@
+import { Global, Module } from '@nestjs/common';
+import { Metrics } from './metrics';
+import { MetricsCollectors } from './metrics-collectors';
+import { MetricsController } from './metrics.controller';
+import { MetricsServer } from './metrics-server';
+
+@Global()
+@Module({ controllers: [MetricsController], providers: [Metrics, MetricsCollectors, MetricsServer], exports: [Metrics, MetricsServer] })
+export class MetricsModule {}

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/**
+ * The process's Prometheus registry (one per application, so several apps in one process never
+ * share series) and the metrics that code increments. Gauges read at scrape time live in MetricsCollectors.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by route template, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time to answer HTTP requests, by route template, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly inboundEvents = new Counter({
+    name: 'inbound_webhook_events_total',
+    help: 'Inbound webhook events (LiveKit, Stripe) stored, applied, and failed attempts to apply them',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly customerDeliveries = new Counter({
+    name: 'customer_webhook_deliveries_total',
+    help: 'Attempts to deliver customer webhooks, by outcome (delivered, retried: failed with a retry scheduled, failed: given up)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+}

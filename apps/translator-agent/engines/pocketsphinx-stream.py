@@ -1,0 +1,116 @@
+"""Streaming speech recognition with PocketSphinx, one long-lived process per audio track.
+
+stdin: 16 kHz mono signed 16-bit little-endian PCM, as it arrives.
+stdout: one JSON object per line:
+  {"type": "ready"}
+  {"type": "start", "at": <seconds of audio>}                        speech began (PocketSphinx's VAD)
+  {"type": "partial", "text": "..."}                                  the hypothesis so far, when it changed
+  {"type": "final", "text": "...", "start": s, "end": s, "words": [...]}  speech ended (trailing silence)
+Audio positions are seconds since the first byte of stdin. The model paths come from the
+arguments: --hmm DIR --lm FILE --dict FILE.
+"""
+import argparse
+import json
+import os
+import sys
+
+from pocketsphinx import Decoder
+
+RATE = 16000
+FRAME_RATE = 100  # PocketSphinx's default: 100 feature frames per second
+CHUNK = RATE * 2 // 20  # read up to 50 ms at a time
+
+
+def emit(event):
+    sys.stdout.write(json.dumps(event) + "\n")
+    sys.stdout.flush()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hmm", required=True)
+    parser.add_argument("--lm", required=True)
+    parser.add_argument("--dict", required=True)
+    parser.add_argument("--partial-every", type=float, default=0.3, help="seconds of audio between partial hypotheses")
+    args = parser.parse_args()
+
+    config = Decoder.default_config()
+    config.set_string("-hmm", args.hmm)
+    config.set_string("-lm", args.lm)
+    config.set_string("-dict", args.dict)
+    config.set_string("-logfn", os.devnull)
+    # Digital silence (a muted track, the padding of a file) has no noise floor: without dither the
+    # noise estimate and cepstral mean go astray and the next utterance is misrecognized.
+    config.set_boolean("-dither", True)
+    config.set_int("-seed", 1)  # the same audio gives the same words
+    # At the default 2.0 the noise of a quiet line starts an empty "utterance" whose end updates the
+    # cepstral mean with silence, and the next real one comes out as nonsense.
+    config.set_float("-vad_threshold", 3.5)
+    decoder = Decoder(config)
+
+    consumed = 0  # samples fed so far
+    utt_offset = 0  # samples before the current utterance started
+    in_utterance = False
+    last_partial = ""
+    last_partial_at = 0
+    pending = b""
+    decoder.start_utt()
+    emit({"type": "ready"})
+
+    stdin = sys.stdin.buffer
+    while True:
+        chunk = stdin.read1(CHUNK)
+        if not chunk:
+            break
+        pending += chunk
+        usable = len(pending) - len(pending) % 2
+        if usable == 0:
+            continue
+        data, pending = pending[:usable], pending[usable:]
+        decoder.process_raw(data, False, False)
+        consumed += usable // 2
+        speaking = decoder.get_in_speech()
+        if speaking and not in_utterance:
+            in_utterance = True
+            last_partial, last_partial_at = "", consumed
+            emit({"type": "start", "at": round(consumed / RATE, 3)})
+        elif speaking and consumed - last_partial_at >= args.partial_every * RATE:
+            last_partial_at = consumed
+            hyp = decoder.hyp()
+            text = hyp.hypstr.strip() if hyp else ""
+            if text and text != last_partial:
+                last_partial = text
+                emit({"type": "partial", "text": text})
+        elif not speaking and in_utterance:
+            finish(decoder, utt_offset)
+            in_utterance = False
+            utt_offset = consumed
+            decoder.start_utt()
+    finish(decoder, utt_offset, emit_empty=in_utterance)
+
+
+def finish(decoder, utt_offset, emit_empty=True):
+    decoder.end_utt()
+    hyp = decoder.hyp()
+    text = hyp.hypstr.strip() if hyp else ""
+    words = []
+    for seg in decoder.seg():
+        if seg.word.startswith("<") or seg.word.startswith("["):
+            continue
+        words.append({
+            "word": seg.word.split("(")[0],
+            "start": round(utt_offset / RATE + seg.start_frame / FRAME_RATE, 3),
+            "end": round(utt_offset / RATE + seg.end_frame / FRAME_RATE, 3),
+        })
+    if text or emit_empty:
+        emit({
+            "type": "final",
+            "text": text,
+            "start": words[0]["start"] if words else None,
+            "end": words[-1]["end"] if words else None,
+            "words": words,
+        })
+
+
+if __name__ == "__main__":
+    main()

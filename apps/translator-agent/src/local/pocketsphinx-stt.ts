@@ -1,0 +1,128 @@
+import { APIConnectionError, stt, voice, type APIConnectOptions } from '@livekit/agents';
+import { AudioResampler } from '@livekit/rtc-node';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { ownFrame } from '../translation/frames';
+import type { LocalEngines } from './local-engines';
+
+/** PocketSphinx's acoustic model is trained on 16 kHz audio; the framework resamples frames to it. */
+export const RECOGNIZER_RATE = 16_000;
+
+type RecognizerLine =
+  | { type: 'ready' }
+  | { type: 'start'; at: number }
+  | { type: 'partial'; text: string }
+  | { type: 'final'; text: string; start: number | null; end: number | null; words: { word: string; start: number; end: number }[] };
+
+/**
+ * English speech recognition with PocketSphinx, as the framework's streaming STT. One long-lived
+ * recognizer process per stream (`engines/pocketsphinx-stream.py`): audio goes in as it arrives,
+ * PocketSphinx's own voice activity detection cuts utterances, partial hypotheses come out as
+ * interim transcripts and each utterance as END_OF_SPEECH then its final transcript.
+ */
+export class PocketSphinxSTT extends stt.STT {
+  label = 'pocketsphinx';
+
+  constructor(private readonly engines: Pick<LocalEngines, 'python' | 'recognizerScript' | 'sphinxModel'>) {
+    super({ streaming: true, interimResults: true, alignedTranscript: 'word' });
+  }
+
+  protected async _recognize(): Promise<stt.SpeechEvent> {
+    throw new Error('PocketSphinxSTT only streams');
+  }
+
+  stream(options?: { connOptions?: APIConnectOptions }): stt.SpeechStream {
+    return new PocketSphinxStream(this, this.engines, options?.connOptions);
+  }
+}
+
+class PocketSphinxStream extends stt.SpeechStream {
+  label = 'pocketsphinx';
+
+  constructor(
+    engine: PocketSphinxSTT,
+    private readonly engines: Pick<LocalEngines, 'python' | 'recognizerScript' | 'sphinxModel'>,
+    connOptions?: APIConnectOptions,
+  ) {
+    // Resampled here, not by the framework: its resampler's output frames are views that the next
+    // push may overwrite, and frames wait in the input queue while the recognizer catches up.
+    super(engine, undefined, connOptions);
+  }
+
+  protected async run(): Promise<void> {
+    const { hmm, lm, dict } = this.engines.sphinxModel;
+    const child = spawn(this.engines.python, ['-u', this.engines.recognizerScript, '--hmm', hmm, '--lm', lm, '--dict', dict], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+    child.stdin.on('error', () => undefined);
+    const exited = new Promise<number | null>((resolve) => {
+      child.on('close', (code) => resolve(code));
+      child.on('error', () => resolve(-1));
+    });
+    const onAbort = () => child.kill();
+    this.abortSignal.addEventListener('abort', onAbort);
+    const reading = (async () => {
+      for await (const line of createInterface({ input: child.stdout })) {
+        if (line.trim()) this.onLine(JSON.parse(line) as RecognizerLine);
+      }
+    })();
+    let resampler: AudioResampler | null = null;
+    let rate = 0;
+    try {
+      for await (const item of this.input) {
+        if (typeof item === 'symbol' || item.samplesPerChannel === 0) continue;
+        if (child.exitCode !== null) break;
+        if (item.sampleRate !== rate) {
+          rate = item.sampleRate;
+          resampler = rate === RECOGNIZER_RATE ? null : new AudioResampler(rate, RECOGNIZER_RATE, 1);
+        }
+        for (const frame of resampler ? resampler.push(ownFrame(item)) : [item]) {
+          // Copied at once: the pipe may hold the chunk after the frame's memory is reused.
+          const bytes = Buffer.from(new Uint8Array(frame.data.buffer, frame.data.byteOffset, frame.data.byteLength));
+          if (!child.stdin.write(bytes)) await Promise.race([once(child.stdin, 'drain'), exited]);
+        }
+      }
+      child.stdin.end();
+      await reading;
+      const code = await exited;
+      if (code !== 0 && !this.abortSignal.aborted) {
+        throw new APIConnectionError({
+          message: `pocketsphinx recognizer exited with ${code}: ${stderr.trim()}`,
+          options: { retryable: true },
+        });
+      }
+    } finally {
+      this.abortSignal.removeEventListener('abort', onAbort);
+      if (child.exitCode === null) child.kill();
+    }
+  }
+
+  private onLine(line: RecognizerLine): void {
+    switch (line.type) {
+      case 'start':
+        this.queue.put({ type: stt.SpeechEventType.START_OF_SPEECH });
+        return;
+      case 'partial':
+        this.queue.put({ type: stt.SpeechEventType.INTERIM_TRANSCRIPT, alternatives: [this.speech(line.text, 0, 0, 0.5)] });
+        return;
+      case 'final': {
+        this.queue.put({ type: stt.SpeechEventType.END_OF_SPEECH, speechEndTime: line.end ?? undefined });
+        if (!line.text) return;
+        const offset = this.startTimeOffset;
+        const data = this.speech(line.text, (line.start ?? 0) + offset, (line.end ?? 0) + offset, 1);
+        data.words = line.words.map((w) => voice.createTimedString({ text: w.word, startTime: w.start + offset, endTime: w.end + offset }));
+        this.queue.put({ type: stt.SpeechEventType.FINAL_TRANSCRIPT, alternatives: [data] });
+        return;
+      }
+      case 'ready':
+        return;
+    }
+  }
+
+  private speech(text: string, startTime: number, endTime: number, confidence: number): stt.SpeechData {
+    return { text, language: 'en' as stt.SpeechData['language'], startTime, endTime, confidence };
+  }
+}

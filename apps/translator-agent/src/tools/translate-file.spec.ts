@@ -1,0 +1,67 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { LIBRIVOX } from '../../test/support/local-speech';
+import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
+import { parseWav } from './wav';
+import { wordErrorRate } from './wer';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../../../..');
+const CLIP = 'sense_and_sensibility_01_austen_64kb-0880'; // "he was not an ill disposed young man", 3 s
+
+describe('npm run -s translate:file', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'translate-file-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('turns a recorded English clip (resampled from 44.1 kHz stereo) into Spanish speech and one JSON line', async () => {
+    // Any rate and channels: the clip as a 44.1 kHz stereo file.
+    const input = path.join(dir, 'speech.wav');
+    await run('sox', [`${LIBRIVOX}/${CLIP}.wav`, '-r', '44100', '-c', '2', input]);
+    const output = path.join(dir, 'translated.wav');
+    const { stdout } = await run(
+      'npm',
+      ['run', '-s', 'translate:file', '--', '--from', 'en', '--to', 'es', '--in', input, '--out', output],
+      {
+        cwd: ROOT,
+        env: { ...process.env, TRANSLATOR_PIPELINE: 'local', OPENAI_API_KEY: '' },
+      },
+    );
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const result = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(Object.keys(result).sort()).toEqual(['first_audio_ms', 'input_seconds', 'output_seconds', 'transcript', 'translation']);
+    expect(wordErrorRate('he was not an ill disposed young man', String(result.transcript))).toBeLessThanOrEqual(0.4);
+    expect(result.translation).toMatch(/hombre joven/i);
+    expect(result.input_seconds).toBeCloseTo(2.99, 2);
+    const written = parseWav(readFileSync(output));
+    expect(written).toMatchObject({ sampleRate: OUTPUT_SAMPLE_RATE, channels: 1 });
+    expect(written.samples.length / OUTPUT_SAMPLE_RATE).toBeCloseTo(Number(result.output_seconds), 2);
+    expect(Number(result.output_seconds)).toBeGreaterThan(1);
+    // From the end of the speech to the first translated frame: positive, and well under the clip's length.
+    expect(Number(result.first_audio_ms)).toBeGreaterThan(0);
+    expect(Number(result.first_audio_ms)).toBeLessThan(10_000);
+  }, 90_000);
+
+  it.each([
+    [['--from', 'en', '--to', 'es'], 2, 'usage'],
+    [['--from', 'en', '--to', 'de', '--in', 'x.wav'], 1, 'cannot translate en>de'],
+    [['--from', 'en', '--to', 'es', '--in', path.join(ROOT, 'package.json')], 1, 'not a WAV file'],
+  ])(
+    'refuses %j with exit code %i and one line',
+    async (args, code, message) => {
+      const failed = await run('npm', ['run', '-s', 'translate:file', '--', ...args], {
+        cwd: ROOT,
+        env: { ...process.env, TRANSLATOR_PIPELINE: 'local', OPENAI_API_KEY: '' },
+      }).then(
+        () => null,
+        (error: { code: number; stderr: string; stdout: string }) => error,
+      );
+      expect(failed).toMatchObject({ code, stdout: '' });
+      expect(failed?.stderr).toContain(message);
+    },
+    30_000,
+  );
+});

@@ -1,0 +1,36 @@
+import { directionLabel } from '@app/domain/translation-routing';
+import type { DirectionReport } from './latency-tracker';
+import type { SpeechProviders } from './speaker-pipeline';
+
+export interface RoomSupport {
+  /** Directions the pipeline translates in this room. */
+  served: string[];
+  /** Directions it cannot: utterances in them are captioned, not translated. */
+  refused: string[];
+  /** One log line naming what is refused and what the pipeline serves, or null when nothing is. */
+  line: string | null;
+}
+
+/** Which of a room's two directions the configured pipeline can serve (a local one: what is installed). */
+export function roomSupport(languages: readonly [string, string], providers: Pick<SpeechProviders, 'label' | 'supports'>): RoomSupport {
+  const [a, b] = languages;
+  const served: string[] = [];
+  const refused: string[] = [];
+  for (const [source, target] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    (providers.supports(source, target) ? served : refused).push(directionLabel(source, target));
+  }
+  const line =
+    refused.length === 0
+      ? null
+      : `translator: the pipeline (${providers.label}) cannot translate ${refused.join(' or ')}; ` +
+        (served.length === 0 ? 'leaving the room' : `serving only ${served.join(', ')}`);
+  return { served, refused, line };
+}
+
+/** The translation-stats entry of a refused direction: reported, with nothing translated. */
+export function refusedReport(direction: string): DirectionReport {
+  return { direction, p50Ms: 0, p95Ms: 0, samples: 0, audioSeconds: 0 };
+}

@@ -1,0 +1,33 @@
+// The last thing `npm run dev` prints: where the API is, whether rooms can be created, and a request that works.
+
+const dollars = (cents) => `${cents < 0 ? '-' : ''}$${(Math.abs(cents) / 100).toFixed(2)}`;
+
+/**
+ * @param {{ port: number|string, rooms: { available: boolean, startedHere: boolean, url: string, hint?: string },
+ *           agent: string, account: null | { api_key: string, organization_id: string, created: boolean, credit_cents: number, file: string } }} state
+ */
+export function bannerLines({ port, rooms, agent, account }) {
+  const base = `http://127.0.0.1:${port}`;
+  const lines = [
+    '────────────────────────────────────────────────────────────────────────',
+    `API:         ${base}   docs: ${base}/docs   OpenAPI: ${base}/openapi.json`,
+    rooms.available
+      ? `Rooms:       can be created (LiveKit at ${rooms.url}${rooms.startedHere ? ', started by npm run dev' : ''})`
+      : `Rooms:       CANNOT be created: ${rooms.hint}`,
+    `Translator:  ${agent}`,
+  ];
+  if (account) {
+    const auth = `-H "Authorization: Bearer ${account.api_key}"`;
+    lines.push(
+      `Dev org:     ${account.organization_id} (${account.created ? 'created now' : 'kept'} in ${account.file}), credit ${dollars(account.credit_cents)}`,
+      `API key:     ${account.api_key}`,
+      'Try it:',
+      rooms.available
+        ? `  curl -s -X POST ${base}/v1/rooms ${auth} -H "Content-Type: application/json" -d '{}'`
+        : `  curl -s ${base}/v1/billing/credit ${auth}`,
+      `More credit: npm run -s cli -- credit:grant --org ${account.organization_id} --cents 10000 (no Stripe needed)`,
+    );
+  }
+  lines.push('Stop with Ctrl-C.', '────────────────────────────────────────────────────────────────────────');
+  return lines;
+}
