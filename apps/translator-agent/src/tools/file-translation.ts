@@ -33,6 +33,8 @@ export interface FileTranslationOptions {
   /** Silence after the file, as a microphone keeps sending: lets voice activity detection close the last utterance. */
   trailingSilenceMs?: number;
   onError?: (error: unknown) => void;
+  /** Also publishes the captions, as the agent does (tests read what a room would receive). */
+  captions?: Pick<TranslationOutputs, 'transcript' | 'translation'>;
 }
 
 export interface FileTranslation {
@@ -108,8 +110,12 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
     transcript: async (s) => {
       transcripts.push(s);
       if (s.final) firstFinalAt ??= performance.now();
+      await options.captions?.transcript(s);
     },
-    translation: async (s) => void translations.push(s),
+    translation: async (s) => {
+      translations.push(s);
+      await options.captions?.translation(s);
+    },
     play: (target, frames) => (target === options.to ? output.play(frames) : Promise.resolve()),
   };
   const pipeline = new SpeakerPipeline({

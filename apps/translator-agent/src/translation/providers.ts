@@ -70,7 +70,6 @@ export function createSpeechProviders(
   switch (config.translation) {
     case 'openai': {
       const model = new openai.LLM({ ...oa(), model: requireConfig(config.openai, 'OpenAI').llmModel, temperature: 0 });
-      model.on('error', (error) => onError('translation', error.error));
       translator = new LlmTranslator(model, { onError: (error) => onError('translation', error) });
       break;
     }

@@ -31,8 +31,21 @@ export { TRANSCRIPTION_TOPIC } from './captions';
 /** The published tracks' rate: what the pipeline's synthesis is resampled to. */
 export const OUTPUT_SAMPLE_RATE = 24_000;
 
+/** A subscribed track's audio as frames at the given rate; `stop` ends it. */
+export interface TrackAudio {
+  frames: AsyncIterable<AudioFrame>;
+  stop(): void;
+}
+
+function trackAudio(track: RemoteTrack, sampleRate: number): TrackAudio {
+  const stream = new AudioStream(track, { sampleRate, numChannels: 1 });
+  return { frames: stream, stop: () => void stream.cancel().catch(() => undefined) };
+}
+
 export interface RoomTranslatorOptions {
   room: Room;
+  /** How a subscribed track is heard: rtc-node's `AudioStream` (tests feed recorded speech). */
+  listenTo?: (track: RemoteTrack, sampleRate: number) => TrackAudio;
   mode: TranslationMode;
   languages: readonly [string, string];
   providers: SpeechProviders;
@@ -58,7 +71,7 @@ export function declaredLanguages(metadata: string | undefined): string[] {
 export class RoomTranslator implements TranslationOutputs {
   private readonly outputs = new Map<string, LanguageOutput>();
   private readonly sources: AudioSource[] = [];
-  private readonly pipelines = new Map<string, { pipeline: SpeakerPipeline; stream: AudioStream; done: Promise<void> }>();
+  private readonly pipelines = new Map<string, { pipeline: SpeakerPipeline; audio: TrackAudio; done: Promise<void> }>();
   private readonly captions: CaptionPublisher;
   /** Segment ids must not repeat after a reconnect of the agent: each session has its own. */
   private readonly session = randomBytes(3).toString('hex');
@@ -107,11 +120,11 @@ export class RoomTranslator implements TranslationOutputs {
       latency: this.options.latency,
       onError: this.options.onError,
     });
-    const stream = new AudioStream(track, { sampleRate: OUTPUT_SAMPLE_RATE, numChannels: 1 });
+    const audio = (this.options.listenTo ?? trackAudio)(track, OUTPUT_SAMPLE_RATE);
     const done = pipeline.run().catch(this.options.onError);
-    this.pipelines.set(trackSid, { pipeline, stream, done });
+    this.pipelines.set(trackSid, { pipeline, audio, done });
     void (async () => {
-      for await (const frame of stream) pipeline.pushFrame(frame);
+      for await (const frame of audio.frames) pipeline.pushFrame(frame);
       pipeline.close();
     })().catch(this.options.onError);
   }
@@ -121,7 +134,7 @@ export class RoomTranslator implements TranslationOutputs {
     if (!entry) return Promise.resolve();
     this.pipelines.delete(trackSid);
     entry.pipeline.close();
-    void entry.stream.cancel().catch(() => undefined);
+    entry.audio.stop();
     return entry.done;
   }
 
@@ -143,6 +156,11 @@ export class RoomTranslator implements TranslationOutputs {
   async drain(): Promise<void> {
     this.draining = true;
     await Promise.all([...this.pipelines.keys()].map((key) => this.stop(key)));
+  }
+
+  /** Resolves once every speaker's audio so far has ended and what it said is spoken (tests, drains). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.pipelines.values()].map((entry) => entry.done));
   }
 
   async close(): Promise<void> {

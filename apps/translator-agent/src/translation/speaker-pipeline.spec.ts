@@ -19,7 +19,7 @@ interface Recorded {
   audio: Map<string, AudioFrame[]>;
 }
 
-function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: voice.testing.FakeLLMResponse[]) {
+function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: voice.testing.FakeLLMResponse[], attempts = 1) {
   const stts: ScriptedSTT[] = [];
   const synth = new SilenceTTS();
   const model = new RecordingLLM(responses);
@@ -31,10 +31,11 @@ function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: v
       stts.push(engine);
       return engine;
     },
-    translator: new LlmTranslator(model, { attempts: 1 }),
+    translator: new LlmTranslator(model, { attempts, backoffMs: 1, onError: (error) => errors.push(error) }),
     tts: () => synthesis,
     supports: () => true,
   };
+  const errors: unknown[] = [];
   const recorded: Recorded = { transcripts: [], translations: [], audio: new Map() };
   const outputs: TranslationOutputs = {
     transcript: async (s) => void recorded.transcripts.push(s),
@@ -45,7 +46,6 @@ function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: v
   };
   let clock = 0;
   const latency = new LatencyTracker();
-  const errors: unknown[] = [];
   const pipeline = new SpeakerPipeline({
     providers,
     mode,
@@ -56,6 +56,7 @@ function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: v
     latency,
     now: () => (clock += 100),
     onError: (error) => errors.push(error),
+    restartDelayMs: 5,
   });
   const running = pipeline.run();
   const speech = stts[0]?.streams[0];
@@ -67,7 +68,13 @@ function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: v
     recorded,
     latency,
     errors,
-    say: (events: Parameters<typeof speech.say>[0]) => speech.say(events),
+    /** What the current recognition stream hears (after a restart, the new one). */
+    say: (events: Parameters<typeof speech.say>[0]) => stts[0]!.streams[stts[0]!.streams.length - 1]!.say(events),
+    hangUp: () => stts[0]!.streams[stts[0]!.streams.length - 1]!.hangUp(),
+    waitFor: async (condition: () => boolean) => {
+      const deadline = Date.now() + 5000;
+      while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    },
     /** Closes the audio input once recognition delivered `finals` final transcripts, then waits for the speech. */
     finish: async (finals = 1) => {
       const deadline = Date.now() + 5000;
@@ -166,5 +173,86 @@ describe('SpeakerPipeline with deterministic local providers', () => {
     expect(h.recorded.audio.size).toBe(0);
     expect(h.synth.sentences).toEqual([]);
     expect(h.model.requests).toEqual([]);
+  });
+
+  it('a failed or empty LLM answer is retried; the speaker hears the translation once and no empty caption is sent', async () => {
+    const h = harness('dual', ['de'], [{ input: 'Guten Morgen.', content: 'Good morning.' }], 3);
+    h.model.failNext = 1;
+    h.say([endOfSpeech, final('Guten Morgen.')]);
+    await h.finish();
+    expect(h.model.requests).toHaveLength(2);
+    expect(h.recorded.translations.map((t) => t.text)).toEqual(['Good morning.']);
+    expect(h.synth.sentences).toEqual(['Good morning.']);
+  });
+
+  it('when every attempt fails, nothing is said or captioned for the segment, and the failure is reported', async () => {
+    const h = harness('dual', ['de'], [{ input: 'Guten Morgen.', content: 'Good morning.' }], 2);
+    h.model.failNext = 2;
+    h.say([endOfSpeech, final('Guten Morgen.')]);
+    await h.finish();
+    expect(h.recorded.translations).toEqual([]);
+    expect(h.recorded.audio.size).toBe(0);
+    expect(h.errors.map(String).join('\n')).toContain('no translation after 2 attempts');
+  });
+
+  it('when recognition’s stream ends, it is opened again and the speaker keeps being translated', async () => {
+    const h = harness(
+      'dual',
+      ['de'],
+      [
+        { input: 'Eins.', content: 'One.' },
+        { input: 'Zwei.', content: 'Two.' },
+      ],
+    );
+    h.say([endOfSpeech, final('Eins.')]);
+    await h.waitFor(() => h.recorded.translations.length === 1);
+    h.hangUp();
+    await h.waitFor(() => (h.stts[0]?.streams.length ?? 0) === 2);
+    expect(h.stts[0]?.streams).toHaveLength(2);
+    h.say([endOfSpeech, final('Zwei.')]);
+    await h.finish(2);
+    expect(h.recorded.translations.map((t) => t.text)).toEqual(['One.', 'Two.']);
+    expect(h.errors.map(String).join('\n')).toContain('restarting');
+  });
+
+  it('a backlog is capped: utterances past the waiting limit are merged and translated as one', async () => {
+    const h = harness(
+      'dual',
+      ['de'],
+      [
+        { input: 'Eins.', content: 'One.', ttft: 300 },
+        { input: 'Zwei.', content: 'Two.' },
+        { input: 'Drei. Vier.', content: 'Three. Four.' },
+      ],
+    );
+    h.say([endOfSpeech, final('Eins.')]);
+    await h.waitFor(() => h.model.requests.length === 1);
+    h.say([endOfSpeech, final('Zwei.'), endOfSpeech, final('Drei.'), endOfSpeech, final('Vier.')]);
+    await h.finish(4);
+    expect(h.model.requests.map((r) => r.messages[r.messages.length - 1]?.text)).toEqual(['Eins.', 'Zwei.', 'Drei. Vier.']);
+    expect(h.recorded.translations.map((t) => [t.segmentId, t.text])).toEqual([
+      ['ada-1', 'One.'],
+      ['ada-2', 'Two.'],
+      ['ada-4', 'Three. Four.'],
+    ]);
+  });
+
+  it('each segment is translated with the speaker’s previous segments and their translations as context', async () => {
+    const h = harness(
+      'dual',
+      ['de'],
+      [
+        { input: 'Ich gehe', content: 'I am going' },
+        { input: 'nach Hause.', content: 'home.' },
+      ],
+    );
+    h.say([endOfSpeech, final('Ich gehe'), endOfSpeech, final('nach Hause.')]);
+    await h.finish(2);
+    expect(h.model.requests[1]?.messages.map((m) => [m.role, m.text])).toEqual([
+      ['system', expect.stringContaining('into language "en"')],
+      ['user', 'Ich gehe'],
+      ['assistant', 'I am going'],
+      ['user', 'nach Hause.'],
+    ]);
   });
 });

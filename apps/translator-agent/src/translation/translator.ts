@@ -44,6 +44,8 @@ export class LlmTranslator implements TextTranslator {
     this.label = model.label();
     this.attempts = options.attempts ?? 3;
     this.backoffMs = options.backoffMs ?? 250;
+    // Without a listener, the framework's `error` event would throw; with one, the failure is logged.
+    model.on('error', (event) => options.onError?.(event.error));
   }
 
   private agentFor(task: TranslationTask): TranslationAgent {

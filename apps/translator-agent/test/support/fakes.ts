@@ -3,7 +3,7 @@
  * turns each sentence into 10 ms of silence per character. The LLM is agents-js's own FakeLLM,
  * recording what it was asked.
  */
-import { type llm, stt, tts, voice, type APIConnectOptions } from '@livekit/agents';
+import { llm as agentsLlm, stt, tts, voice, type APIConnectOptions, type llm } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 
 export class ScriptedSpeechStream extends stt.SpeechStream {
@@ -11,6 +11,11 @@ export class ScriptedSpeechStream extends stt.SpeechStream {
 
   say(events: stt.SpeechEvent[]): void {
     for (const event of events) this.queue.put(event);
+  }
+
+  /** The provider ends the stream (a session limit, retries spent): no more events come. */
+  hangUp(): void {
+    this.queue.close();
   }
 
   protected async run(): Promise<void> {
@@ -110,6 +115,8 @@ export interface RecordedRequest {
  */
 export class RecordingLLM extends voice.testing.FakeLLM {
   readonly requests: RecordedRequest[] = [];
+  /** The next this many requests fail as agents-js reports a spent request: an `error` event, then a stream with no text. */
+  failNext = 0;
 
   override chat(params: Parameters<voice.testing.FakeLLM['chat']>[0]): llm.LLMStream {
     this.requests.push({
@@ -117,6 +124,23 @@ export class RecordingLLM extends voice.testing.FakeLLM {
         item.type === 'message' ? [{ role: item.role, text: item.textContent ?? '' }] : [],
       ),
     });
+    if (this.failNext > 0) {
+      this.failNext -= 1;
+      this.emit('error', {
+        type: 'llm_error',
+        timestamp: Date.now(),
+        label: this.label(),
+        error: new Error('503 Service Unavailable'),
+        recoverable: false,
+      });
+      return super.chat({ ...params, chatCtx: llmContext('(nothing scripted for this)') });
+    }
     return super.chat(params);
   }
+}
+
+function llmContext(text: string): llm.ChatContext {
+  const ctx = agentsLlm.ChatContext.empty();
+  ctx.addMessage({ role: 'user', content: text });
+  return ctx;
 }

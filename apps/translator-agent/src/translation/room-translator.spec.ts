@@ -1,0 +1,157 @@
+import { initializeLogger } from '@livekit/agents';
+import { AudioFrame, AudioSource, dispose, LocalAudioTrack } from '@livekit/rtc-node';
+import { FakeRoom, type SentText } from '../../test/support/fake-room';
+import { goForward, librivoxClips, localProviders } from '../../test/support/local-speech';
+import { deliveredFrames } from '../tools/file-translation';
+import type { PcmAudio } from '../tools/wav';
+import { ATTR, CAPTION_ATTR, TRANSCRIPTION_TOPIC } from './captions';
+import { LatencyTracker } from './latency-tracker';
+import { roomSupport } from './room-support';
+import { OUTPUT_SAMPLE_RATE, RoomTranslator } from './room-translator';
+import type { SpeechProviders } from './speaker-pipeline';
+
+initializeLogger({ pretty: false, level: 'error' });
+
+function speech(audio: PcmAudio): AudioFrame[] {
+  const silence = (ms: number) =>
+    Array.from(
+      { length: ms / 10 },
+      () => new AudioFrame(new Int16Array(OUTPUT_SAMPLE_RATE / 100), OUTPUT_SAMPLE_RATE, 1, OUTPUT_SAMPLE_RATE / 100),
+    );
+  return [...silence(500), ...deliveredFrames(audio, OUTPUT_SAMPLE_RATE), ...silence(1500)];
+}
+
+/** Which published language each real AudioSource is, and the seconds of speech captured onto it. */
+function recordAudio() {
+  const languageOf = new Map<AudioSource, string>();
+  const seconds = new Map<string, number>();
+  const rates = new Set<number>();
+  const realCreate = LocalAudioTrack.createAudioTrack.bind(LocalAudioTrack);
+  const create = jest.spyOn(LocalAudioTrack, 'createAudioTrack').mockImplementation((name: string, source: AudioSource) => {
+    languageOf.set(source, name.replace('translation-', ''));
+    return realCreate(name, source);
+  });
+  const capture = AudioSource.prototype.captureFrame;
+  const spy = jest.spyOn(AudioSource.prototype, 'captureFrame').mockImplementation(function (this: AudioSource, frame: AudioFrame) {
+    const language = languageOf.get(this) ?? '?';
+    seconds.set(language, (seconds.get(language) ?? 0) + frame.samplesPerChannel / frame.sampleRate);
+    rates.add(frame.sampleRate);
+    return capture.call(this, frame);
+  });
+  return {
+    seconds,
+    rates,
+    restore: () => {
+      spy.mockRestore();
+      create.mockRestore();
+    },
+  };
+}
+
+const captions = (texts: SentText[], kind: string) => texts.filter((t) => t.attributes[CAPTION_ATTR.kind] === kind);
+
+describe('RoomTranslator on recorded speech (local pipeline, real AudioSource tracks)', () => {
+  let providers: SpeechProviders;
+  const errors: unknown[] = [];
+  const clips = librivoxClips();
+  const clip = (suffix: string) => clips.find((c) => c.id.endsWith(suffix))!.audio;
+
+  beforeAll(() => {
+    providers = localProviders((e) => errors.push(e));
+  });
+  afterAll(async () => {
+    await providers.close?.();
+    await dispose();
+  });
+
+  async function runRoom(mode: 'mono' | 'dual', speakers: { identity: string; languages: string[]; trackSid: string; audio: PcmAudio }[]) {
+    const room = new FakeRoom();
+    const audio = recordAudio();
+    const translator = new RoomTranslator({
+      room: room.asRoom(),
+      mode,
+      languages: ['en', 'es'],
+      providers,
+      latency: new LatencyTracker(),
+      onError: (e) => errors.push(e),
+      listenTo: room.listenTo,
+    });
+    try {
+      translator.listen();
+      // Speakers are heard before the agent's tracks are published: their translations must wait, not vanish.
+      for (const s of speakers) room.speak(room.join(s.identity, s.languages), s.trackSid, speech(s.audio));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await translator.publish();
+      await translator.settled();
+      await translator.close();
+    } finally {
+      audio.restore();
+    }
+    return { room, audio };
+  }
+
+  it('dual: the English speaker is spoken in Spanish with captions on her behalf; the Spanish speaker, whom the local pipeline cannot hear, is only captioned', async () => {
+    const { room, audio } = await runRoom('dual', [
+      { identity: 'ana', languages: ['en'], trackSid: 'TR_ana', audio: clip('0880') },
+      { identity: 'beto', languages: ['es'], trackSid: 'TR_beto', audio: clip('0930') },
+    ]);
+    expect(room.publishedTracks).toEqual(['translation-en', 'translation-es']);
+    expect([...audio.seconds.keys()]).toEqual(['es']);
+    expect(audio.seconds.get('es')).toBeGreaterThan(1);
+    expect([...audio.rates]).toEqual([OUTPUT_SAMPLE_RATE]);
+
+    expect(room.texts.every((t) => t.topic === TRANSCRIPTION_TOPIC)).toBe(true);
+    const transcripts = captions(room.texts, 'transcript').filter((t) => t.attributes[ATTR.final] === 'true');
+    expect(transcripts.map((t) => [t.senderIdentity, t.attributes[ATTR.trackId], t.attributes[CAPTION_ATTR.language]]).sort()).toEqual([
+      ['ana', 'TR_ana', 'en'],
+      ['beto', 'TR_beto', 'es'],
+    ]);
+    const translations = captions(room.texts, 'translation');
+    expect(translations).toHaveLength(1);
+    expect(translations[0]).toMatchObject({
+      senderIdentity: 'ana',
+      text: expect.stringMatching(/hombre joven/i),
+      attributes: {
+        [ATTR.trackId]: 'TR_ana',
+        [ATTR.final]: 'true',
+        [CAPTION_ATTR.speaker]: 'ana',
+        [CAPTION_ATTR.language]: 'es',
+        [CAPTION_ATTR.sourceLanguage]: 'en',
+      },
+    });
+    const anaFinal = transcripts.find((t) => t.senderIdentity === 'ana')!;
+    expect(translations[0]!.attributes[ATTR.segmentId]).toBe(`${anaFinal.attributes[ATTR.segmentId]}-es`);
+    // Segment ids name the track, so two speakers' segments never collide.
+    const finalIds = transcripts.map((t) => t.attributes[ATTR.segmentId]);
+    expect(new Set(finalIds).size).toBe(finalIds.length);
+    expect(anaFinal.attributes[ATTR.segmentId]).toContain('TR_ana');
+  }, 120_000);
+
+  it('mono: one device, the detected English goes to the Spanish track', async () => {
+    const { room, audio } = await runRoom('mono', [{ identity: 'cara', languages: ['en', 'es'], trackSid: 'TR_cara', audio: goForward() }]);
+    expect([...audio.seconds.keys()]).toEqual(['es']);
+    const translation = captions(room.texts, 'translation')[0];
+    expect(translation?.text.toLowerCase()).toContain('diez metros');
+    expect(translation?.attributes[CAPTION_ATTR.sourceLanguage]).toBe('en');
+  }, 60_000);
+
+  it('a second session in the same room uses new segment ids (a reconnect does not restart them)', async () => {
+    const first = await runRoom('dual', [{ identity: 'ana', languages: ['en'], trackSid: 'TR_ana', audio: goForward() }]);
+    const second = await runRoom('dual', [{ identity: 'ana', languages: ['en'], trackSid: 'TR_ana', audio: goForward() }]);
+    const ids = (room: FakeRoom) => new Set(room.texts.map((t) => t.attributes[ATTR.segmentId]));
+    const overlap = [...ids(first.room)].filter((id) => ids(second.room).has(id));
+    expect(ids(first.room).size).toBeGreaterThan(0);
+    expect(overlap).toEqual([]);
+  }, 60_000);
+
+  it('a pair the local pipeline cannot serve is refused in one line; a half-served pair serves its one direction', () => {
+    const none = roomSupport(['de', 'fr'], providers);
+    expect(none).toEqual({
+      served: [],
+      refused: ['de>fr', 'fr>de'],
+      line: expect.stringContaining('cannot translate de>fr or fr>de; leaving the room'),
+    });
+    expect(none.line).not.toContain('\n');
+    expect(roomSupport(['en', 'es'], providers)).toMatchObject({ served: ['en>es'], refused: ['es>en'] });
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * A room as the translator sees it, without a LiveKit server: the events rtc-node's `Room` emits,
+ * its participants, and a local participant that records published tracks and text streams.
+ * Audio stays real: tracks are rtc-node `LocalAudioTrack`s over real `AudioSource`s.
+ */
+import {
+  ParticipantKind,
+  RoomEvent,
+  TrackKind,
+  type AudioFrame,
+  type LocalParticipant,
+  type LocalTrack,
+  type RemoteParticipant,
+  type Room,
+} from '@livekit/rtc-node';
+import { EventEmitter } from 'node:events';
+import { setImmediate } from 'node:timers/promises';
+import type { TrackAudio } from '../../src/translation/room-translator';
+
+export interface SentText {
+  text: string;
+  topic: string | undefined;
+  senderIdentity: string | undefined;
+  attributes: Record<string, string>;
+}
+
+export class FakeRoom extends EventEmitter {
+  readonly remoteParticipants = new Map<string, RemoteParticipant>();
+  readonly publishedTracks: string[] = [];
+  readonly texts: SentText[] = [];
+  private readonly audio = new Map<string, AudioFrame[]>();
+
+  readonly localParticipant = {
+    publishTrack: async (track: LocalTrack) => {
+      this.publishedTracks.push(track.name ?? '');
+      return { sid: `TR_agent_${track.name}` };
+    },
+    streamText: async (options?: { topic?: string; attributes?: Record<string, string>; senderIdentity?: string }) => {
+      const parts: string[] = [];
+      return {
+        write: async (text: string) => void parts.push(text),
+        close: async () =>
+          void this.texts.push({
+            text: parts.join(''),
+            topic: options?.topic,
+            senderIdentity: options?.senderIdentity,
+            attributes: options?.attributes ?? {},
+          }),
+      };
+    },
+  } as unknown as LocalParticipant;
+
+  asRoom(): Room {
+    return this as unknown as Room;
+  }
+
+  join(identity: string, languages: string[]): RemoteParticipant {
+    const participant = {
+      identity,
+      kind: ParticipantKind.STANDARD,
+      metadata: JSON.stringify({ languages }),
+    } as unknown as RemoteParticipant;
+    this.remoteParticipants.set(identity, participant);
+    this.emit(RoomEvent.ParticipantConnected, participant);
+    return participant;
+  }
+
+  leave(identity: string): void {
+    const participant = this.remoteParticipants.get(identity);
+    this.remoteParticipants.delete(identity);
+    this.emit(RoomEvent.ParticipantDisconnected, participant);
+  }
+
+  /** The participant publishes a microphone track that will carry `frames`, and the agent subscribes. */
+  speak(participant: RemoteParticipant, trackSid: string, frames: AudioFrame[]): void {
+    this.audio.set(trackSid, frames);
+    this.emit(RoomEvent.TrackSubscribed, { kind: TrackKind.KIND_AUDIO, sid: trackSid }, { sid: trackSid }, participant);
+  }
+
+  /** `RoomTranslatorOptions.listenTo`: the recorded frames, as fast as the pipeline takes them. */
+  readonly listenTo = (track: { sid?: string }): TrackAudio => {
+    const frames = this.audio.get(track.sid ?? '') ?? [];
+    let stopped = false;
+    return {
+      frames: (async function* () {
+        for (const [i, frame] of frames.entries()) {
+          if (stopped) return;
+          if (i % 50 === 0) await setImmediate();
+          yield frame;
+        }
+      })(),
+      stop: () => void (stopped = true),
+    };
+  };
+}
