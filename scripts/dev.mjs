@@ -121,7 +121,9 @@ try {
       cwd: ROOT,
       optional: true,
     });
-    agent = 'running (joins rooms that hold two languages)';
+    // Without a hosted provider's key, the agent runs the local pipeline (Debian packages); --check names it.
+    const pipeline = agentProbe.stdout.trim().replace(/^translator agent configured \((.*)\)$/, '$1');
+    agent = `running (${pipeline}; joins rooms that hold two languages)`;
   } else agent = `skipped: ${(agentProbe.stderr || agentProbe.stdout).trim()}`;
 
   await supervisor.waitUntil(api, () => httpAnswers(`http://127.0.0.1:${config.port}/health/live`));
