@@ -198,6 +198,35 @@ describe('Customer webhooks', () => {
     expect(roomEvents).toEqual(['room.started', 'room.started', 'room.started', 'translator.joined', 'translator.left', 'room.ended']);
   });
 
+  it('sends one credit.low for a burst of concurrent call charges crossing the threshold', async () => {
+    const org = await createOrganization(h.t, { creditCents: 100 });
+    const r = await receiver();
+    await register(org, r.url, { events: ['credit.low'] });
+    await h.t.http().put('/v1/billing/alerts').set(org.auth).send({ low_balance_cents: 50 }).expect(200);
+    const t0 = minutesAgo(2);
+    const calls = [];
+    for (let i = 0; i < 10; i++) {
+      const room = await createRoom(h, org);
+      const person = { identity: `p${i}`, sid: `PA_burst_${i}`, joinedAt: String(t0) };
+      await webhook(h, events.participantJoined(room.livekitName, person, { createdAt: t0 })).expect(200);
+      calls.push({ room, person });
+    }
+    await settled(h);
+    // Ten 2-minute calls (6 cents each) end at once: 100 → 40.
+    await Promise.all(
+      calls.map(({ room, person }) => webhook(h, events.participantLeft(room.livekitName, person, { createdAt: t0 + 120 })).expect(200)),
+    );
+    await settled(h);
+    expect((await h.t.http().get('/v1/billing/credit').set(org.auth)).body.credit_cents).toBe(40);
+    const [{ n }] = (await h.t.db.query(
+      `SELECT count(*)::int AS n FROM webhook_events WHERE organization_id = $1 AND type = 'credit.low'`,
+      [org.organizationId],
+    )) as { n: number }[];
+    expect(n).toBe(1);
+    const [low] = await r.waitFor((all) => all.length >= 1);
+    expect(low.event.data).toEqual({ credit_cents: 40, low_balance_cents: 50, currency: 'usd' });
+  });
+
   it('stops sending to a deleted endpoint', async () => {
     const org = await createOrganization(h.t);
     const failing = await receiver();

@@ -7,7 +7,8 @@ describe('Low-balance alerts', () => {
   let t: TestApp;
   let r: WebhookReceiver;
   beforeAll(async () => {
-    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    // Attempts never time out here: an endpoint that hangs keeps its requests open for the whole test.
+    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '60000' });
     r = await startWebhookReceiver();
   });
   afterAll(async () => {
@@ -75,5 +76,39 @@ describe('Low-balance alerts', () => {
     expect((await alerts()).sort()).toEqual(['credit.exhausted', 'credit.exhausted', 'credit.low', 'credit.low']);
     const received = await r.waitFor((all) => all.length >= 4);
     expect(received.map((x) => x.event.type).sort()).toEqual(['credit.exhausted', 'credit.exhausted', 'credit.low', 'credit.low']);
+  });
+
+  it('keeps delivering to other endpoints while one endpoint hangs', async () => {
+    const org = await createOrganization(t, { creditCents: 100 });
+    const hanging = await startWebhookReceiver();
+    hanging.reply = () => 'hang';
+    try {
+      for (const url of [hanging.url, r.url]) {
+        await t
+          .http()
+          .post('/v1/webhook-endpoints')
+          .set(org.auth)
+          .send({ url, events: ['credit.low'] })
+          .expect(201);
+      }
+      await t.http().put('/v1/billing/alerts').set(org.auth).send({ low_balance_cents: 50 }).expect(200);
+      const ledger = t.app.get(Ledger);
+      const move = (cents: number) =>
+        t.db.transaction((tx) =>
+          ledger.credit(tx, { organizationId: org.organizationId, kind: 'adjustment', cents, occurredAt: new Date() }),
+        );
+      const before = r.received.length;
+      for (let i = 0; i < 3; i++) {
+        await move(-60);
+        await move(60);
+      }
+      await hanging.waitFor((all) => all.length >= 1);
+      const fast = await r.waitFor((all) => all.length >= before + 3);
+      expect(fast.slice(before).map((x) => x.event.type)).toEqual(['credit.low', 'credit.low', 'credit.low']);
+      // Meanwhile the hanging endpoint has its requests still open: none was answered or given up.
+      expect(hanging.received.every((x) => !x.abandoned)).toBe(true);
+    } finally {
+      await hanging.close();
+    }
   });
 });

@@ -6,6 +6,8 @@ export interface ReceivedWebhook {
   body: string;
   /** The parsed body. */
   event: { id: string; type: string; created_at: string; data: Record<string, unknown> };
+  /** Whether the sender has given up on (closed) a request not answered yet. */
+  abandoned: boolean;
 }
 
 /** What the receiver answers to a request: a status, optionally after a delay, or never (`hang`). */
@@ -49,7 +51,15 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const request: ReceivedWebhook = { headers: req.headers, body, event: JSON.parse(body) as ReceivedWebhook['event'] };
+      const request: ReceivedWebhook = {
+        headers: req.headers,
+        body,
+        event: JSON.parse(body) as ReceivedWebhook['event'],
+        abandoned: false,
+      };
+      res.on('close', () => {
+        if (!res.writableFinished) request.abandoned = true;
+      });
       const index = receiver.received.push(request) - 1;
       const reply = receiver.reply(request, index);
       if (reply === 'hang') {

@@ -45,7 +45,7 @@ export class BillingController {
     summary: 'Low-balance alert settings',
     description: 'The threshold below which the balance sends the `credit.low` webhook event; null when alerts are off.',
   })
-  @ApiOkResponse({ type: AlertsView })
+  @ApiOkResponse({ type: AlertsView, description: 'The low-balance threshold, or null when credit.low is off' })
   @ApiErrors(401)
   alerts(@CurrentActor() actor: Actor) {
     return this.billing.alerts(actor);
@@ -58,7 +58,7 @@ export class BillingController {
       '`credit.low` is sent once each time the balance falls from at or above `low_balance_cents` to below it, and ' +
       '`credit.exhausted` once each time it falls to zero or less; raising the balance again re-arms them. null turns credit.low off.',
   })
-  @ApiOkResponse({ type: AlertsView })
+  @ApiOkResponse({ type: AlertsView, description: 'The threshold now in force' })
   @ApiErrors(422, 401)
   setAlerts(@CurrentActor() actor: Actor, @Body() body: AlertsDto) {
     return this.billing.setAlerts(actor, body);

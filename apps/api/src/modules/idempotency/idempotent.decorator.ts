@@ -20,11 +20,11 @@ export function Idempotent() {
         '(status and body, with the header `Idempotent-Replayed: true`) and creates nothing twice. ' +
         'Reused with another body: 422; while the first request runs: 409. A first answer with a 5xx status is not remembered.',
     }),
-    ApiResponse({ status: 409, description: 'Conflict, or a request with this Idempotency-Key is still running', type: ErrorBody }),
+    ApiResponse({ status: 409, description: 'A request with this Idempotency-Key is still running', type: ErrorBody }),
     ApiResponse({
       status: 422,
       description:
-        'Validation error (also a malformed Idempotency-Key, at ["header","idempotency-key"]), or the key reused with another request',
+        'Also when the Idempotency-Key is malformed (at ["header","idempotency-key"]), or was used with another method, path or body (`{"detail"}`)',
       schema: { oneOf: [{ $ref: getSchemaPath(ValidationErrorBody) }, { $ref: getSchemaPath(ErrorBody) }] },
     }),
   );

@@ -140,15 +140,16 @@ export class LiveKitEventProcessor {
       )) as { id: number; room_id: string; participant_sid: string }[];
       for (const row of existing) idOf.set(`${row.room_id} ${row.participant_sid}`, Number(row.id));
     }
-    for (const row of inserted.filter((r) => r.kind === 'translator')) {
-      const room = joins.find((j) => j.room.id === row.room_id)!.room;
-      const data = { room_id: room.id, room_name: room.name, participant_identity: row.identity, joined_at: row.joined_at };
-      await this.events.emit(tx, { organizationId: room.organization_id, type: 'translator.joined', roomId: room.id, data });
-    }
     for (const room of new Set(joins.map((j) => j.room))) {
       const earliest = Math.min(...joins.filter((j) => j.room === room).map((j) => j.participant.joinedAt.getTime()));
       const newParticipants = inserted.filter((row) => row.room_id === room.id && row.kind !== 'translator').length;
       await this.activate(tx, room, new Date(earliest), newParticipants);
+    }
+    // After room.started (written by activate), as it happened.
+    for (const row of inserted.filter((r) => r.kind === 'translator')) {
+      const room = joins.find((j) => j.room.id === row.room_id)!.room;
+      const data = { room_id: room.id, room_name: room.name, participant_identity: row.identity, joined_at: row.joined_at };
+      await this.events.emit(tx, { organizationId: room.organization_id, type: 'translator.joined', roomId: room.id, data });
     }
     return rows.map((r) => idOf.get(`${r.room.id} ${r.participant.sid}`) ?? null);
   }
