@@ -111,21 +111,34 @@ try {
     cwd: ROOT,
     readyLine: /^Queue workers running$/,
   });
-  let agent;
+  // The translator agent registers with LiveKit: without one it could only retry and give up.
+  let agent = 'not started: it works through LiveKit, which is not available (see Rooms).';
+  let agentEntry = null;
   const agentProbe = spawnSync(...node('dist/apps/translator-agent/apps/translator-agent/src/main.js', ['--check']), {
     cwd: ROOT,
     encoding: 'utf8',
   });
-  if (agentProbe.status === 0) {
-    supervisor.start('Translator agent', ...node('dist/apps/translator-agent/apps/translator-agent/src/main.js'), {
+  // Without a hosted provider's key, the agent runs the local pipeline (Debian packages); --check names it.
+  const pipeline = agentProbe.stdout.trim().replace(/^translator agent configured \((.*)\)$/, '$1');
+  if (agentProbe.status !== 0) agent = `skipped: ${(agentProbe.stderr || agentProbe.stdout).trim()}`;
+  else if (rooms.available) {
+    agentEntry = supervisor.start('Translator agent', ...node('dist/apps/translator-agent/apps/translator-agent/src/main.js'), {
       cwd: ROOT,
       optional: true,
+      readyLine: /registered worker/,
     });
-    agent = 'running (joins rooms that hold two languages)';
-  } else agent = `skipped: ${(agentProbe.stderr || agentProbe.stdout).trim()}`;
+  }
 
   await supervisor.waitUntil(api, () => httpAnswers(`http://127.0.0.1:${config.port}/health/live`));
   await supervisor.waitUntil(worker, () => worker.ready, 60_000);
+  if (agentEntry) {
+    agent = await supervisor
+      .waitUntil(agentEntry, () => agentEntry.ready, 30_000)
+      .then(
+        () => `running, registered with LiveKit (${pipeline}; joins rooms that hold two languages)`,
+        (error) => `started, but not registered with LiveKit: ${error.message} (see its log above)`,
+      );
+  }
 
   let account = null;
   if (config.env === 'production') say('NODE_ENV=production: no development organization is created.');

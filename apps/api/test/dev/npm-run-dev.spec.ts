@@ -82,6 +82,9 @@ describe('npm run dev', () => {
       LIVEKIT_URL: `ws://127.0.0.1:${livekitPort}`,
       PATH: `${FAKE_LIVEKIT_BIN}:${process.env.PATH}`,
       FAKE_LIVEKIT_RECORD: record,
+      // no translator agent: it would try to register with the fake LiveKit, which serves only the server API
+      TRANSLATOR_PIPELINE: 'openai',
+      OPENAI_API_KEY: '',
     };
     created.push(path.join(ROOT, '.data', `dev-account-${new URL(databaseUrl).pathname.slice(1)}.json`));
     created.push(path.join(ROOT, '.data', `livekit-${livekitPort}.yaml`), path.dirname(record));
@@ -177,7 +180,13 @@ describe('npm run dev', () => {
       postgres.once('exit', () => reject(new Error('the embedded PostgreSQL did not start')));
     });
     const postgresGone = new Promise((resolve) => postgres.once('exit', resolve));
-    const dev = startDev({ ...env, DATABASE_URL: databaseUrl, REDIS_URL: ownRedis.url, PATH: process.env.PATH! });
+    const dev = startDev({
+      ...env,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: ownRedis.url,
+      PATH: process.env.PATH!,
+      TRANSLATOR_PIPELINE: 'local',
+    });
     try {
       const banner = bannerOf(await dev.waitFor(BANNER_END));
       const rooms = banner.find((l) => l.startsWith('[dev] Rooms:'))!;
@@ -186,6 +195,8 @@ describe('npm run dev', () => {
       );
       expect(rooms).toContain('https://docs.livekit.io/home/self-hosting/local/');
       expect(rooms).toContain('docker compose --profile dev up livekit-dev');
+      // the agent works through LiveKit: it is not started to retry in vain
+      expect(banner).toContain('[dev] Translator:  not started: it works through LiveKit, which is not available (see Rooms).');
       const curl = printedCurl(banner);
       expect(JSON.parse(execSync(curl, { encoding: 'utf8' }))).toMatchObject({ credit_cents: 10_000 });
     } finally {

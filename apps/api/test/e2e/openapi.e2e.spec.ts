@@ -187,6 +187,16 @@ describe('OpenAPI document', () => {
     };
     for (const [name, schema] of Object.entries(schemas)) walk(name, schema);
     expect(nullableEnums).toEqual([]);
+    // date-times are strings of format date-time, every `*_at` field among them
+    const dateTimes = Object.entries(schemas).flatMap(([name, schema]) =>
+      Object.entries((schema.properties as Record<string, Json>) ?? {})
+        .filter(
+          ([field, property]) =>
+            (field.endsWith('_at') || property.format === 'date-time') && !(property.type === 'string' && property.format === 'date-time'),
+        )
+        .map(([field]) => `${name}.${field}`),
+    );
+    expect(dateTimes).toEqual([]);
     expect(schemas.StreamingMode).toMatchObject({ type: 'string', enum: ['mono', 'dual'] });
     // the 422 input is any JSON value
     const input = (schemas.ValidationIssueSchema.properties as Record<string, Json>).input;
