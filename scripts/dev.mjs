@@ -118,6 +118,8 @@ try {
     cwd: ROOT,
     encoding: 'utf8',
   });
+  // Without a hosted provider's key, the agent runs the local pipeline (Debian packages); --check names it.
+  const pipeline = agentProbe.stdout.trim().replace(/^translator agent configured \((.*)\)$/, '$1');
   if (agentProbe.status !== 0) agent = `skipped: ${(agentProbe.stderr || agentProbe.stdout).trim()}`;
   else if (rooms.available) {
     agentEntry = supervisor.start('Translator agent', ...node('dist/apps/translator-agent/apps/translator-agent/src/main.js'), {
@@ -133,7 +135,7 @@ try {
     agent = await supervisor
       .waitUntil(agentEntry, () => agentEntry.ready, 30_000)
       .then(
-        () => 'running, registered with LiveKit (joins rooms that hold two languages)',
+        () => `running, registered with LiveKit (${pipeline}; joins rooms that hold two languages)`,
         (error) => `started, but not registered with LiveKit: ${error.message} (see its log above)`,
       );
   }

@@ -18,7 +18,7 @@ from pocketsphinx import Decoder
 
 RATE = 16000
 FRAME_RATE = 100  # PocketSphinx's default: 100 feature frames per second
-CHUNK = RATE * 2 // 20  # read up to 50 ms at a time
+CHUNK = RATE * 2 // 20  # 50 ms blocks
 
 
 def emit(event):
@@ -63,30 +63,41 @@ def main():
         if not chunk:
             break
         pending += chunk
-        usable = len(pending) - len(pending) % 2
-        if usable == 0:
-            continue
-        data, pending = pending[:usable], pending[usable:]
-        decoder.process_raw(data, False, False)
-        consumed += usable // 2
-        speaking = decoder.get_in_speech()
-        if speaking and not in_utterance:
-            in_utterance = True
-            last_partial, last_partial_at = "", consumed
-            emit({"type": "start", "at": round(consumed / RATE, 3)})
-        elif speaking and consumed - last_partial_at >= args.partial_every * RATE:
-            last_partial_at = consumed
-            hyp = decoder.hyp()
-            text = hyp.hypstr.strip() if hyp else ""
-            if text and text != last_partial:
-                last_partial = text
-                emit({"type": "partial", "text": text})
-        elif not speaking and in_utterance:
-            finish(decoder, utt_offset)
-            in_utterance = False
-            utt_offset = consumed
-            decoder.start_utt()
+        # Fixed-size blocks, whatever the arrival timing: the same audio always gives the same words.
+        while len(pending) >= CHUNK:
+            data, pending = pending[:CHUNK], pending[CHUNK:]
+            in_utterance, utt_offset, last_partial, last_partial_at = step(
+                decoder, data, consumed, in_utterance, utt_offset, last_partial, last_partial_at, args.partial_every)
+            consumed += CHUNK // 2
+    if len(pending) >= 2:
+        data = pending[: len(pending) - len(pending) % 2]
+        in_utterance, utt_offset, last_partial, last_partial_at = step(
+            decoder, data, consumed, in_utterance, utt_offset, last_partial, last_partial_at, args.partial_every)
     finish(decoder, utt_offset, emit_empty=in_utterance)
+
+
+def step(decoder, data, consumed, in_utterance, utt_offset, last_partial, last_partial_at, partial_every):
+    """Feeds one block; emits start / partial / final as PocketSphinx's voice activity detection says."""
+    decoder.process_raw(data, False, False)
+    consumed += len(data) // 2
+    speaking = decoder.get_in_speech()
+    if speaking and not in_utterance:
+        in_utterance = True
+        last_partial, last_partial_at = "", consumed
+        emit({"type": "start", "at": round(consumed / RATE, 3)})
+    elif speaking and consumed - last_partial_at >= partial_every * RATE:
+        last_partial_at = consumed
+        hyp = decoder.hyp()
+        text = hyp.hypstr.strip() if hyp else ""
+        if text and text != last_partial:
+            last_partial = text
+            emit({"type": "partial", "text": text})
+    elif not speaking and in_utterance:
+        finish(decoder, utt_offset)
+        in_utterance = False
+        utt_offset = consumed
+        decoder.start_utt()
+    return in_utterance, utt_offset, last_partial, last_partial_at
 
 
 def finish(decoder, utt_offset, emit_empty=True):

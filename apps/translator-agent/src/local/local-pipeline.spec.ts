@@ -18,9 +18,9 @@ const WER_BOUND: Record<string, number> = {
   'sense_and_sensibility_01_austen_64kb-0880': 0.4, // 0.250
   'sense_and_sensibility_01_austen_64kb-0890': 0.55, // 0.429
   'sense_and_sensibility_01_austen_64kb-0920': 0.35, // 0.211
-  'sense_and_sensibility_01_austen_64kb-0930': 0.9, // 0.750
+  'sense_and_sensibility_01_austen_64kb-0930': 0.8, // 0.625
 };
-const OVERALL_WER_BOUND = 0.45; // measured 0.355 over all 5 clips' words
+const OVERALL_WER_BOUND = 0.45; // measured 0.352 over the 71 words of the 5 clips
 
 describe('the local pipeline (PocketSphinx → Apertium → eSpeak NG) on recorded human speech', () => {
   let providers: SpeechProviders;

@@ -1,5 +1,13 @@
 import { QUEUES } from '@app/contracts';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
@@ -43,7 +51,7 @@ const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
  * flight, and the other endpoints' jobs run beside it.
  */
 @Injectable()
-export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(CustomerWebhookDelivery.name);
   private listener: Client | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -72,6 +80,11 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
     this.timer = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS);
     this.timer.unref();
     this.sweep();
+  }
+
+  /** Before the queue workers close: a running endpoint job ends after its current batch, not when its backlog is empty. */
+  beforeApplicationShutdown(): void {
+    this.stopped = true;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -145,11 +158,11 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
       endpointId,
     ])) as Endpoint[];
     if (!endpoint) return;
-    for (;;) {
+    while (!this.stopped) {
       const seen = this.notified;
       const batch = await this.claim(endpointId);
       if (batch.length === 0) {
-        if (this.notified === seen || this.stopped) return;
+        if (this.notified === seen) return;
         continue;
       }
       const results = await Promise.all(batch.map((delivery) => this.post(endpoint, delivery)));
