@@ -232,6 +232,7 @@ describe('outages of PostgreSQL and Redis, on a real API process', () => {
       post('/v1/rooms', {}),
       post(`/v1/rooms/${room.name}/token`, { identity: 'ann', languages: ['en'] }),
       liveKitWebhook(participantJoined(room.livekitName, 'ann')),
+      stripeWebhook({ id: 'evt_while_postgres_stopped', object: 'event', type: 'customer.created' } as { id: string; object: 'event' }),
     ]);
     const ready = await call('ready', '/health/ready');
     report('PostgreSQL stopped', [...during, ready]);
@@ -258,6 +259,7 @@ describe('outages of PostgreSQL and Redis, on a real API process', () => {
         post('/v1/rooms', {}),
         post(`/v1/rooms/${room.name}/token`, { identity: 'bob', languages: ['en'] }),
         liveKitWebhook(participantJoined(room.livekitName, 'bob')),
+        stripeWebhook({ id: 'evt_while_postgres_frozen', object: 'event', type: 'customer.created' } as { id: string; object: 'event' }),
       ]);
       ready = await call('ready', '/health/ready');
     } finally {
