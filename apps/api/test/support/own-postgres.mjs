@@ -13,7 +13,8 @@ const server = new EmbeddedPostgres({
   password: 'postgres',
   authMethod: 'password',
   persistent: true,
-  createPostgresUser: true,
+  // Only root must hand the server to a `postgres` user (PostgreSQL refuses to run as root).
+  createPostgresUser: process.getuid?.() === 0,
   onLog: () => undefined,
   onError: () => undefined,
 });
