@@ -128,7 +128,10 @@ describe('Customer webhooks', () => {
     expect(byType.get('translator.left')).toEqual(expect.objectContaining({ room_id: room.id, participant_identity: 'translator-1' }));
     expect(byType.get('credit.low')).toEqual({ credit_cents: -26, low_balance_cents: 90, currency: 'usd' });
     expect(byType.get('credit.exhausted')).toEqual({ credit_cents: -26, low_balance_cents: 90, currency: 'usd' });
-    expect(byType.get('credit.purchased')).toEqual(expect.objectContaining({ kind: 'purchase', delta_cents: 1000, currency: 'usd' }));
+    const history = await h.t.http().get('/v1/billing/history').set(org.auth);
+    const purchaseLine = history.body.items.find((line: { kind: string }) => line.kind === 'purchase');
+    expect(byType.get('credit.purchased')).toEqual(purchaseLine);
+    expect(purchaseLine).toEqual(expect.objectContaining({ kind: 'purchase', delta_cents: 1000, currency: 'usd' }));
     expect(received.filter((x) => x.event.type === 'credit.low')).toHaveLength(1);
   });
 
