@@ -2,6 +2,7 @@ import { types } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
 import { ENTITIES } from './entities';
+import { FailFastClient } from './fail-fast-client';
 import { MIGRATIONS } from './migrations';
 
 // bigint columns (cents, serial ids) stay far below 2^53: read them as numbers, not strings.
@@ -31,8 +32,9 @@ export function dataSourceOptions({ databaseUrl, databasePoolSize }: DatabaseCon
             statement_timeout: timeouts.databaseStatementMs,
             lock_timeout: timeouts.databaseLockMs,
             // statement_timeout is enforced by the server; a frozen server answers nothing, so the
-            // client gives up a second later by itself.
+            // client gives up a second later by itself, and drops that connection.
             query_timeout: timeouts.databaseStatementMs + 1000,
+            Client: FailFastClient,
           }
         : {}),
     },

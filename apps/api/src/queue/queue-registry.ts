@@ -52,10 +52,14 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /**
-   * Enqueues within the Redis command timeout or throws the 503 of an unavailable Redis. (A queue made
-   * while Redis was away waits for it to come back before its first command: the deadline bounds that too.)
+   * Enqueues within the Redis command timeout or throws the 503 of an unavailable Redis: at once while
+   * the connection is lost (a BullMQ queue would wait for it to come back), else when Redis does not
+   * answer in time (also while the first connection is still being made).
    */
   async add<T>(name: QueueName, jobName: string, data: T, options: JobsOptions = {}): Promise<void> {
+    if (['reconnecting', 'close', 'end'].includes(this.connection.status)) {
+      throw new ServiceUnavailableError('redis', REDIS_UNAVAILABLE, { cause: new Error(`Redis connection is ${this.connection.status}`) });
+    }
     const queue = this.queue<T>(name);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {

@@ -143,6 +143,9 @@ describe('npm run dev', () => {
       dev.child.kill('SIGTERM');
       expect(await leftAfter(running, STOP_WITHIN_MS)).toEqual([]);
     }
+    // the last started stop first: when LiveKit was asked to stop, the API and the workers were gone
+    const stopped = JSON.parse(readFileSync(record, 'utf8')) as { runningAtStop: string[] };
+    expect(stopped.runningAtStop.filter((command) => /src\/(main|worker)\.js/.test(command))).toEqual([]);
   }, 300_000);
 
   it('keeps the development organization across starts, and Ctrl-C stops every process it started', async () => {

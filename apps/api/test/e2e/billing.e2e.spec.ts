@@ -1,5 +1,8 @@
 import { issueKinds } from '../support/issue-kinds';
 import { Client } from 'pg';
+import type { Server } from 'node:http';
+import net from 'node:net';
+import { listenLocally } from '../support/listen-locally';
 import { Ledger } from '../../src/modules/billing/ledger';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
@@ -348,6 +351,23 @@ describe('billing', () => {
       expect([...stripe.sessions.values()].filter((s) => s.client_reference_id === org.organizationId).map((s) => s.id)).toEqual([
         res.body.checkout_id,
       ]);
+    });
+
+    it('answers 503 with Retry-After when Stripe accepts the connection but never answers, and changes no balance', async () => {
+      const silent = net.createServer(() => undefined); // takes each connection, never writes a byte
+      const silentUrl = await listenLocally(silent as unknown as Server);
+      const t = await startTestApp({ STRIPE_SECRET_KEY: 'sk_test_doubles', STRIPE_API_URL: silentUrl, STRIPE_TIMEOUT_MS: '500' });
+      try {
+        const org = await createOrganization(t);
+        const res = await t.http().post('/v1/billing/checkout').set(org.auth).send({ amount_cents: 1000 });
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual({ detail: expect.stringMatching(/payment provider is unavailable/) });
+        expect(res.headers['retry-after']).toBe('5');
+        expect((await t.http().get('/v1/billing/credit').set(org.auth)).body.credit_cents).toBe(10_000);
+      } finally {
+        await t.close();
+        silent.close();
+      }
     });
 
     it('answers 503 with a clear detail on a deployment without STRIPE_SECRET_KEY', async () => {

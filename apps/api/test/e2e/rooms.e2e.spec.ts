@@ -289,3 +289,43 @@ describe('rooms', () => {
     expect(detail.body.participants[0].connection_minutes).toBeGreaterThanOrEqual(10);
   });
 });
+
+describe('rooms against a LiveKit that does not answer', () => {
+  let h: RoomsHarness;
+  beforeAll(async () => {
+    h = await startRoomsHarness({ LIVEKIT_TIMEOUT_MS: '1500' });
+  });
+  afterAll(async () => h.close());
+
+  it('answers 503 with Retry-After once the LiveKit timeout passes, and creates no room', async () => {
+    const org = await createOrganization(h.t);
+    h.livekit.delayNext('CreateRoom', 1, 4000);
+    const res = await h.t.http().post('/v1/rooms').set(org.auth).send({ room_name: 'hung' });
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ detail: expect.stringMatching(/realtime service is unavailable/) });
+    expect(res.headers['retry-after']).toBe('5');
+    expect((await h.t.http().get('/v1/rooms').set(org.auth)).body.items).toEqual([]);
+  });
+
+  it('holds no database connection while LiveKit is creating rooms', async () => {
+    const org = await createOrganization(h.t);
+    h.livekit.clearCalls();
+    h.livekit.delayNext('CreateRoom', 5, 1000);
+    const creations = Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        h.t
+          .http()
+          .post('/v1/rooms')
+          .set(org.auth)
+          .send({ room_name: `r${i}` }),
+      ),
+    );
+    while (h.livekit.callsOf('CreateRoom').length < 5) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Every creation is waiting for LiveKit now: none of them has a transaction open.
+    const [{ n }] = (await h.t.db.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+    )) as { n: number }[];
+    expect(n).toBe(0);
+    expect((await creations).map((res) => res.status)).toEqual([201, 201, 201, 201, 201]);
+  });
+});

@@ -35,6 +35,9 @@ describe('configuration', () => {
     [{ NODE_ENV: 'production' }, 'INVITE_SIGNING_SECRET'],
     [{ NODE_ENV: 'production', INVITE_SIGNING_SECRET: 's' }, 'API_KEY_PEPPER'],
     [{ RUN_QUEUE_WORKERS: 'maybe' }, 'RUN_QUEUE_WORKERS'],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: '5s' }, 'DATABASE_STATEMENT_TIMEOUT_MS'],
+    [{ REDIS_COMMAND_TIMEOUT_MS: '0' }, 'REDIS_COMMAND_TIMEOUT_MS'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '40000', HTTP_REQUEST_TIMEOUT_MS: '30000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${name}`));

@@ -192,6 +192,21 @@ describe('Coalescer', () => {
     expect([x.status, y.status]).toEqual(['resolved', 'resolved']);
   });
 
+  it('fails every item of a batch at once, without retrying them one by one, when the database did not answer', async () => {
+    const outage = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const runBatch = jest.fn(async (items: string[]): Promise<void> => {
+      await Promise.resolve(items);
+      throw outage;
+    });
+    const { coalescer, release } = heldOpen(runBatch);
+
+    const items = ['a', 'b', 'c'].map((item) => track(coalescer.submit(item)));
+    await release();
+
+    expect(runBatch.mock.calls.map(([batch]) => batch)).toEqual([['a', 'b', 'c']]);
+    expect(items).toEqual(items.map(() => ({ status: 'rejected', error: outage })));
+  });
+
   it('rejects the one submit of a failed single-item batch without retrying it', async () => {
     const error = new Error('boom');
     const runBatch = jest.fn(async (): Promise<void> => {

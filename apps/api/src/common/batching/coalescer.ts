@@ -1,3 +1,5 @@
+import { dependencyFailure } from '../errors/service-unavailable';
+
 interface Waiting<T> {
   item: T;
   resolve: () => void;
@@ -15,7 +17,9 @@ export interface CoalescerOptions {
  * Coalesces work submitted at the same time: while batches run, new items wait and form the next
  * batch, so one round trip (one insert, one transaction) serves many callers. Each caller's promise
  * settles when the batch holding its item has succeeded. A batch that fails is retried one item at a
- * time, so a bad item fails alone and never takes the others with it.
+ * time, so a bad item fails alone and never takes the others with it; a batch that failed because
+ * the database or Redis is down or did not answer fails all its callers at once instead (one by one,
+ * each would wait out the same timeout again).
  */
 export class Coalescer<T> {
   private readonly waiting: Waiting<T>[] = [];
@@ -49,7 +53,10 @@ export class Coalescer<T> {
       await this.runBatch(batch.map((waiting) => waiting.item));
       for (const waiting of batch) waiting.resolve();
     } catch (error) {
-      if (batch.length === 1) return batch[0].reject(error);
+      if (batch.length === 1 || dependencyFailure(error)) {
+        for (const waiting of batch) waiting.reject(error);
+        return;
+      }
       for (const waiting of batch) await this.runBatch([waiting.item]).then(waiting.resolve, waiting.reject);
     }
   }
