@@ -222,6 +222,46 @@ describe('outages of PostgreSQL and Redis, on a real API process', () => {
     expect(await balance()).toBe(before + 3 * 1000 - people.length * 9);
   }, 240_000);
 
+  it('answers 2xx or 503 rather than hanging while Redis is frozen, and applies the accepted events once it runs again', async () => {
+    const room = await createRoom();
+    const t0 = Math.floor(Date.now() / 1000) - 300;
+    const person = { identity: 'frozen-redis', sid: 'PA_frozen_redis', joinedAt: String(t0) };
+    const join = participantJoined(room.livekitName, person);
+    const leave = participantLeft(room.livekitName, person, { createdAt: t0 + 150 });
+    const before = await balance();
+    redis.freeze();
+    let during: Answer[];
+    let ready: Answer;
+    try {
+      during = await Promise.all([
+        liveKitWebhook(join),
+        get('/v1/users/me'),
+        post(`/v1/rooms/${room.name}/token`, { identity: 'x', languages: ['en'] }),
+      ]);
+      ready = await call('ready', '/health/ready');
+    } finally {
+      redis.thaw();
+    }
+    report('Redis frozen (SIGSTOP)', [...during, ready]);
+    for (const answer of during) {
+      if (answer.status !== 503)
+        expect({ what: answer.what, status: Math.floor(answer.status / 100) }).toEqual({ what: answer.what, status: 2 });
+      else expectServiceUnavailable(answer);
+    }
+    expectServiceUnavailable(ready, 'redis');
+
+    await waitUntilReady();
+    if (during[0].status === 503) await deliver(() => liveKitWebhook(join));
+    await deliver(() => liveKitWebhook(leave));
+    const deadline = Date.now() + 90_000;
+    while ((await balance()) !== before - 9) {
+      if (Date.now() > deadline) throw new Error('the call was never charged');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const rows = await query<{ n: number }>(`SELECT count(*)::int AS n FROM connections WHERE participant_sid = $1`, [person.sid]);
+    expect(rows).toEqual([{ n: 1 }]);
+  }, 150_000);
+
   it('answers 503 with Retry-After while PostgreSQL is stopped, names it in /health/ready, and recovers without a restart', async () => {
     const room = await createRoom();
     await dropDbClient();

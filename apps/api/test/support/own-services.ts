@@ -130,6 +130,9 @@ export interface OwnRedis {
   kill(): Promise<void>;
   /** Starts it again, empty, on the same port. */
   start(): Promise<void>;
+  /** SIGSTOP: connections stay open and nothing answers, until `thaw`. */
+  freeze(): void;
+  thaw(): void;
 }
 
 export async function startOwnRedis(): Promise<OwnRedis> {
@@ -142,6 +145,12 @@ export async function startOwnRedis(): Promise<OwnRedis> {
         stdio: 'ignore',
       });
       await waitFor(`redis-server on ${port}`, () => tcpAnswers(port));
+    },
+    freeze() {
+      child?.kill('SIGSTOP');
+    },
+    thaw() {
+      child?.kill('SIGCONT');
     },
     async kill() {
       if (!child) return;
