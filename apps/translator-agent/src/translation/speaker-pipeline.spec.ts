@@ -1,5 +1,5 @@
-import { initializeLogger, tokenize, tts, type voice } from '@livekit/agents';
-import type { AudioFrame } from '@livekit/rtc-node';
+import { initializeLogger, stt, tokenize, tts, type voice } from '@livekit/agents';
+import { AudioFrame } from '@livekit/rtc-node';
 import { LatencyTracker } from './latency-tracker';
 import { LlmTranslator } from './translator';
 import {
@@ -71,6 +71,11 @@ function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: v
     /** What the current recognition stream hears (after a restart, the new one). */
     say: (events: Parameters<typeof speech.say>[0]) => stts[0]!.streams[stts[0]!.streams.length - 1]!.say(events),
     hangUp: () => stts[0]!.streams[stts[0]!.streams.length - 1]!.hangUp(),
+    /** The speaker's track delivers this many seconds of audio. */
+    hear: (seconds: number) => {
+      const samples = Math.round(seconds * SAMPLE_RATE);
+      pipeline.pushFrame(new AudioFrame(new Int16Array(samples), SAMPLE_RATE, 1, samples));
+    },
     waitFor: async (condition: () => boolean) => {
       const deadline = Date.now() + 5000;
       while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -254,5 +259,15 @@ describe('SpeakerPipeline with deterministic local providers', () => {
       ['assistant', 'I am going'],
       ['user', 'nach Hause.'],
     ]);
+  });
+
+  it('latency counts from where the recognizer says the speech ended, not from when it said so', async () => {
+    const h = harness('dual', ['de'], [{ input: 'Guten Morgen.', content: 'Good morning.' }]);
+    h.hear(1);
+    // PocketSphinx reports the end after its trailing silence: the words ended 0.6 s before the audio so far.
+    h.say([{ type: stt.SpeechEventType.END_OF_SPEECH, speechEndTime: 0.4 }, final('Guten Morgen.')]);
+    await h.finish();
+    // Told at t=100 on the fake clock, so the speech ended at t=-500; first audio at t=200.
+    expect(h.latency.drain()).toEqual([expect.objectContaining({ direction: 'de>en', p50Ms: 700, samples: 1 })]);
   });
 });

@@ -89,6 +89,8 @@ export class SpeakerPipeline {
   private speech: stt.SpeechStream | null = null;
   private readonly now: () => number;
   private speechEndedAt: number | null = null;
+  /** Seconds of audio pushed into the current recognition stream. */
+  private pushedSeconds = 0;
   private sequence = 0;
   private closed = false;
   private readonly waiting: Utterance[] = [];
@@ -114,6 +116,7 @@ export class SpeakerPipeline {
     if (this.closed || !this.speech) return; // between a failed stream and its restart, audio is dropped
     try {
       this.speech.pushFrame(frame);
+      this.pushedSeconds += frame.samplesPerChannel / frame.sampleRate;
     } catch {
       // The stream ended under us; the restart loop opens a new one.
     }
@@ -125,6 +128,7 @@ export class SpeakerPipeline {
     while (!this.closed) {
       const speech = this.engine.stream();
       this.speech = speech;
+      this.pushedSeconds = 0;
       let heard = false;
       for await (const event of speech) {
         if (event.type === stt.SpeechEventType.FINAL_TRANSCRIPT) heard = true;
@@ -161,9 +165,13 @@ export class SpeakerPipeline {
       case stt.SpeechEventType.START_OF_SPEECH:
         this.speechEndedAt = null;
         return;
-      case stt.SpeechEventType.END_OF_SPEECH:
-        this.speechEndedAt = this.now();
+      case stt.SpeechEventType.END_OF_SPEECH: {
+        // A recognizer that says where in its audio the speech ended (PocketSphinx's word times) is told
+        // the end only after its trailing silence: latency counts from the speech's end, not from being told.
+        const late = event.speechEndTime !== undefined ? this.pushedSeconds - event.speechEndTime : 0;
+        this.speechEndedAt = this.now() - (late > 0 && late < 10 ? late * 1000 : 0);
         return;
+      }
       case stt.SpeechEventType.INTERIM_TRANSCRIPT:
       case stt.SpeechEventType.PREFLIGHT_TRANSCRIPT: {
         const alt = event.alternatives?.[0];
