@@ -144,6 +144,64 @@ describe('RoomTranslator on recorded speech (local pipeline, real AudioSource tr
     expect(overlap).toEqual([]);
   }, 60_000);
 
+  it('drain: the utterance in progress is still recognized, translated and spoken; a speaker arriving after the drain began is not listened to', async () => {
+    const room = new FakeRoom();
+    const audio = recordAudio();
+    // "go forward ten meters" cut at its last loud sample: the track is still open and the utterance not over.
+    const clipAudio = goForward();
+    let end = clipAudio.samples.length;
+    while (end > 0 && Math.abs(clipAudio.samples[end - 1]!) < 1000) end -= 1;
+    const words = speech({ ...clipAudio, samples: clipAudio.samples.slice(0, end) }).slice(0, -150);
+    let heard!: () => void;
+    const allHeard = new Promise<void>((resolve) => (heard = resolve));
+    const opened: string[] = [];
+    const translator = new RoomTranslator({
+      room: room.asRoom(),
+      mode: 'dual',
+      languages: ['en', 'es'],
+      providers,
+      latency: new LatencyTracker(),
+      onError: (e) => errors.push(e),
+      // A live track: it delivers the speech, then stays open (silent) until the translator stops listening.
+      listenTo: (track: { sid?: string }) => {
+        opened.push(track.sid ?? '');
+        let stop!: () => void;
+        const stopped = new Promise<void>((resolve) => (stop = resolve));
+        return {
+          frames: (async function* () {
+            for (const frame of words) yield frame;
+            heard();
+            await stopped;
+          })(),
+          stop,
+        };
+      },
+    });
+    try {
+      translator.listen();
+      await translator.publish();
+      room.speak(room.join('ana', ['en']), 'TR_ana', []);
+      await allHeard;
+      expect(captions(room.texts, 'transcript').filter((t) => t.attributes[ATTR.final] === 'true')).toEqual([]);
+
+      const drained = translator.drain();
+      room.speak(room.join('beto', ['es']), 'TR_beto', []);
+      await drained;
+
+      expect(opened).toEqual(['TR_ana']);
+      const translations = captions(room.texts, 'translation');
+      expect(translations).toHaveLength(1);
+      expect(translations[0]).toMatchObject({ senderIdentity: 'ana', text: expect.stringMatching(/diez metros/i) });
+      // Spoken on the Spanish track before the drain resolved, i.e. before the agent leaves.
+      expect([...audio.seconds.keys()]).toEqual(['es']);
+      expect(audio.seconds.get('es')).toBeGreaterThan(0.5);
+      expect(room.texts.some((t) => t.senderIdentity === 'beto')).toBe(false);
+      await translator.close();
+    } finally {
+      audio.restore();
+    }
+  }, 60_000);
+
   it('a pair the local pipeline cannot serve is refused in one line; a half-served pair serves its one direction', () => {
     const none = roomSupport(['de', 'fr'], providers);
     expect(none).toEqual({
