@@ -3,6 +3,15 @@ import { startTestApp, type TestApp } from '../support/test-app';
 
 const DASHBOARD = 'https://dashboard.example.test';
 
+/** The preflight a browser sends before a POST /v1/rooms with an Authorization header from `origin`. */
+const preflight = (t: TestApp, origin: string) =>
+  t
+    .http()
+    .options('/v1/rooms')
+    .set('Origin', origin)
+    .set('Access-Control-Request-Method', 'POST')
+    .set('Access-Control-Request-Headers', 'authorization,content-type');
+
 describe('browser access', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -35,12 +44,7 @@ describe('browser access', () => {
   });
 
   it('answers a preflight from an allowed origin, allowing the Authorization header', async () => {
-    const res = await t
-      .http()
-      .options('/v1/rooms')
-      .set('Origin', DASHBOARD)
-      .set('Access-Control-Request-Method', 'POST')
-      .set('Access-Control-Request-Headers', 'authorization,content-type');
+    const res = await preflight(t, DASHBOARD);
     expect(res.status).toBe(204);
     expect(res.headers['access-control-allow-origin']).toBe(DASHBOARD);
     expect(res.headers['access-control-allow-methods']).toContain('POST');
@@ -54,13 +58,8 @@ describe('browser access', () => {
     expect(allowed.headers['access-control-allow-origin']).toBe(DASHBOARD);
     expect(allowed.headers['access-control-expose-headers']).toContain('Retry-After');
 
-    const preflight = await t
-      .http()
-      .options('/v1/rooms')
-      .set('Origin', 'https://evil.example.test')
-      .set('Access-Control-Request-Method', 'POST')
-      .set('Access-Control-Request-Headers', 'authorization');
-    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    const answer = await preflight(t, 'https://evil.example.test');
+    expect(answer.headers['access-control-allow-origin']).toBeUndefined();
     const refused = await t.http().get('/v1/users/me').set(org.auth).set('Origin', 'https://evil.example.test');
     expect(refused.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -74,13 +73,8 @@ describe('browser access, by default', () => {
   afterAll(async () => t.close());
 
   it('has CORS off: no origin is allowed', async () => {
-    const preflight = await t
-      .http()
-      .options('/v1/rooms')
-      .set('Origin', DASHBOARD)
-      .set('Access-Control-Request-Method', 'POST')
-      .set('Access-Control-Request-Headers', 'authorization');
-    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    const answer = await preflight(t, DASHBOARD);
+    expect(answer.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('serves no /docs or /openapi.json when turned off', async () => {
