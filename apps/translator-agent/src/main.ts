@@ -13,9 +13,7 @@ import pino from 'pino';
 import { describePipeline, loadAgentConfig } from './config';
 import { LiveKitPresenceGateway } from './dispatch/livekit-presence';
 import { PresenceConsumer } from './dispatch/presence-consumer';
-import { acceptsJob, workerLoad } from './worker-capacity';
-
-type AgentServer = Parameters<InstanceType<typeof WorkerOptions>['loadFunc']>[0];
+import { jobCapacity } from './worker-capacity';
 
 /**
  * The job processes agents-js forked. A signal to the worker reaches only the worker; its jobs are
@@ -70,8 +68,6 @@ function main(): void {
   }
   logger.info(`translator pipeline: ${describePipeline(config.pipeline)}`);
 
-  let server = null as AgentServer | null;
-
   // `npm run start:agent` passes no sub-command: run the worker in production mode.
   if (process.argv.length < 3 || process.argv[2]?.startsWith('-')) process.argv.splice(2, 0, 'start');
   cli.runApp(
@@ -81,15 +77,8 @@ function main(): void {
       wsURL: config.livekit.wsUrl,
       apiKey: config.livekit.apiKey,
       apiSecret: config.livekit.apiSecret,
-      loadFunc: async (worker) => {
-        server = worker;
-        return workerLoad(worker.activeJobs.length, config.maxJobs);
-      },
+      ...jobCapacity(config.maxJobs),
       loadThreshold: 1,
-      requestFunc: async (request) => {
-        if (server && !acceptsJob(server.activeJobs.length, config.maxJobs)) await request.reject();
-        else await request.accept();
-      },
       drainTimeout: config.drainTimeoutMs,
     }),
   );

@@ -1,3 +1,4 @@
+import type { JobRequest } from '@livekit/agents';
 import os from 'node:os';
 
 /**
@@ -11,4 +12,38 @@ export function workerLoad(activeJobs: number, maxJobs: number, cpuLoad = os.loa
 /** Load is only refreshed every few seconds: a request past the limit in between is declined. */
 export function acceptsJob(activeJobs: number, maxJobs: number): boolean {
   return activeJobs < maxJobs;
+}
+
+/** What the capacity needs of agents-js's worker (`AgentServer`): the jobs its processes run. */
+export interface RunningJobs {
+  readonly activeJobs: readonly { job: { id: string } }[];
+}
+
+/** agents-js drops an accepted job whose assignment has not come after 7.5 s; past this it holds no slot. */
+const ASSIGNMENT_WINDOW_MS = 10_000;
+
+/**
+ * The worker's `loadFunc` and `requestFunc` for a per-process job limit. An accepted job only shows in
+ * `activeJobs` once LiveKit assigned it and its process started, so until then it holds a slot here:
+ * a burst of requests cannot all be accepted before the first runs.
+ */
+export function jobCapacity(maxJobs: number, now: () => number = Date.now) {
+  let worker: RunningJobs | null = null;
+  const accepted = new Map<string, number>();
+  const inUse = () => {
+    const running = new Set((worker?.activeJobs ?? []).map((info) => info.job.id));
+    for (const [id, at] of accepted) if (running.has(id) || now() - at > ASSIGNMENT_WINDOW_MS) accepted.delete(id);
+    return running.size + accepted.size;
+  };
+  return {
+    loadFunc: async (server: RunningJobs) => {
+      worker = server;
+      return workerLoad(inUse(), maxJobs);
+    },
+    requestFunc: async (request: JobRequest) => {
+      if (!acceptsJob(inUse(), maxJobs)) return request.reject();
+      accepted.set(request.id, now());
+      return request.accept();
+    },
+  };
 }
