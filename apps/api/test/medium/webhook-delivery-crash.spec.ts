@@ -1,14 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { Ledger } from '../../src/modules/billing/ledger';
 import { createOrganization } from '../support/factories';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { spawnWorkerChild } from '../support/worker-child';
 
-const ROOT = path.resolve(__dirname, '../../../..');
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -38,27 +37,14 @@ describe('a worker killed in the middle of a customer webhook delivery', () => {
   });
 
   function startWorker(extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/api/test/support/worker-process.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        PORT: '0',
-        DATABASE_URL: t.config.databaseUrl,
-        QUEUE_PREFIX: t.config.queuePrefix,
-        QUEUE_LOCK_DURATION_MS: '1000',
-        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-        WEBHOOK_TIMEOUT_MS: '1000',
-        ...extraEnv,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const { child, ready } = spawnWorkerChild(t.config, {
+      QUEUE_LOCK_DURATION_MS: '1000',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      ...extraEnv,
     });
     workers.push(child);
-    return new Promise((resolve, reject) => {
-      child.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve(child));
-      child.on('exit', (code) => reject(new Error(`worker exited early with ${code}`)));
-    });
+    return ready;
   }
 
   it('sends the event again, with the same id, and records it delivered once', async () => {

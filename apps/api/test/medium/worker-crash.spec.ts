@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import { createOrganization } from '../support/factories';
 import { events, createRoom, settled, token, webhook } from '../support/rooms-harness';
 import { checkoutAndPay, startFullHarness, stripeWebhook, type FullHarness } from '../support/payments-harness';
 import { TEST_WEBHOOK_SECRET } from '../support/stripe-webhooks';
+import { spawnWorkerChild } from '../support/worker-child';
 
-const ROOT = path.resolve(__dirname, '../../../..');
 const LOCK_MS = 1000;
 
 /**
@@ -32,28 +31,15 @@ describe('a worker killed in the middle of applying an event', () => {
   });
 
   function startWorker(): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/api/test/support/worker-process.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'silent',
-        PORT: '0',
-        DATABASE_URL: h.t.config.databaseUrl,
-        QUEUE_PREFIX: h.t.config.queuePrefix,
-        QUEUE_LOCK_DURATION_MS: String(LOCK_MS),
-        LIVEKIT_API_URL: h.livekit.url,
-        LIVEKIT_API_KEY: h.livekit.apiKey,
-        LIVEKIT_API_SECRET: h.livekit.apiSecret,
-        STRIPE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const { child, ready } = spawnWorkerChild(h.t.config, {
+      QUEUE_LOCK_DURATION_MS: String(LOCK_MS),
+      LIVEKIT_API_URL: h.livekit.url,
+      LIVEKIT_API_KEY: h.livekit.apiKey,
+      LIVEKIT_API_SECRET: h.livekit.apiSecret,
+      STRIPE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
     });
     workers.push(child);
-    return new Promise((resolve, reject) => {
-      child.stdout?.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve(child));
-      child.on('exit', (code) => reject(new Error(`worker exited early with ${code}`)));
-    });
+    return ready;
   }
 
   /**
