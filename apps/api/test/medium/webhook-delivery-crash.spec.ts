@@ -8,7 +8,6 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { spawnWorkerChild } from '../support/worker-child';
 
-
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
