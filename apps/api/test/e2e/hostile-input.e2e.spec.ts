@@ -25,6 +25,13 @@ describe('hostile input', () => {
     expect(res.text.length).toBeLessThan(200);
   });
 
+  it('keeps the 1 MiB limit to the webhook routes, whatever content type a body claims', async () => {
+    const body = manyKeys(3_000);
+    expect(body.length).toBeGreaterThan(16 * 1024);
+    const res = await h.t.http().post('/v1/invites/x/join').set('Content-Type', 'application/webhook+json').send(body);
+    expect(res.status).toBe(413);
+  });
+
   it('refuses an object of too many members that fits the limit with 422, echoing only a prefix, and creates nothing', async () => {
     const org = await createOrganization(h.t);
     const before = await apiKeyCount(org.organizationId);

@@ -19,7 +19,10 @@ export function registerBodyParsers(app: NestExpressApplication, config: AppConf
   app.useBodyParser('json', { limit: webhookBodyLimitBytes, strict: false, type: (r: IncomingMessage) => isWebhook(r) && isJson(r) });
   app.useBodyParser('json', { limit: bodyLimitBytes, strict: false, type: (r: IncomingMessage) => !isWebhook(r) && isJson(r) });
   // LiveKit posts its webhooks as application/webhook+json; keep them as text for the signature check.
-  app.useBodyParser('text', { type: 'application/webhook+json', limit: webhookBodyLimitBytes });
+  app.useBodyParser('text', {
+    type: (r: IncomingMessage) => isWebhook(r) && mediaTypeOf(r) === 'application/webhook+json',
+    limit: webhookBodyLimitBytes,
+  });
   // Any other body is read as text rather than ignored: a body that is not JSON gets 422
   // model_attributes_type (as in FastAPI), never a room made from defaults.
   // (A zero-length body is no body: left undefined, it counts as an empty object.)
