@@ -10,9 +10,14 @@ export function asJsonObject(value: unknown): Record<string, unknown> | null {
 
 const LONE_SURROGATE = /\p{Cs}/u;
 
+/** Whether the text holds an unpaired UTF-16 surrogate ("\ud800" is valid JSON, but not text PostgreSQL can store). */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
 /** Text PostgreSQL can store: no U+0000 and no unpaired UTF-16 surrogate. */
 export function isStorableText(text: string): boolean {
-  return !text.includes('\u0000') && !LONE_SURROGATE.test(text);
+  return !text.includes('\u0000') && !hasLoneSurrogate(text);
 }
 
 /**

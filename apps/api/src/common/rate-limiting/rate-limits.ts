@@ -1,20 +1,23 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import IORedis, { type Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
+import { createRequestRedisConnection } from '../../queue/redis-connection';
 
 /** The budgets of docs/decisions.md ("Rate limits"); the name appears in the RateLimit headers. */
 export type Budget = 'credential' | 'address' | 'failed-auth';
 
-/** What the caller must send with the answer: the IETF RateLimit headers, and whether it is over. */
-export interface RateDecision {
+/** One spent request: whether it was within the budget, what is left, and when the window resets. */
+interface RateDecision {
   allowed: boolean;
-  headers: Record<string, string>;
+  remaining: number;
+  msBeforeNext: number;
 }
 
 const LOG_EVERY_MS = 60_000;
+const resetSecondsOf = (msBeforeNext: number) => Math.max(1, Math.ceil(msBeforeNext / 1000));
 const REDIS_TIMEOUT_MS = 250;
 
 /**
@@ -39,12 +42,7 @@ export class RateLimits implements OnModuleDestroy {
     }
     // No offline queue and a short command timeout: with Redis gone or frozen a request waits for
     // nothing here, and the limiter fails open.
-    this.redis = new IORedis(config.redisUrl, {
-      connectionName: 'rate-limits',
-      enableOfflineQueue: false,
-      commandTimeout: REDIS_TIMEOUT_MS,
-      maxRetriesPerRequest: 0,
-    });
+    this.redis = createRequestRedisConnection(config.redisUrl, 'rate-limits', REDIS_TIMEOUT_MS);
     this.redis.on('error', () => undefined); // reported by the failed calls, once a minute
     const limiter = (budget: Budget, points: number) =>
       new RateLimiterRedis({
@@ -63,15 +61,12 @@ export class RateLimits implements OnModuleDestroy {
     };
   }
 
-  get enabled(): boolean {
-    return this.limiters !== null;
-  }
-
   /** Spends one request of `key`'s budget; throws 429 (with Retry-After) when the budget is spent. */
   async spend(budget: Budget, key: string): Promise<Record<string, string>> {
     const decision = await this.consume(budget, key);
-    if (!decision.allowed) throw this.tooMany(budget, decision.headers);
-    return decision.headers;
+    if (decision === null) return {};
+    if (!decision.allowed) throw this.tooMany(budget, decision.msBeforeNext);
+    return this.headersFor(budget, decision.remaining, decision.msBeforeNext);
   }
 
   /** Throws 429 when the address has failed authentication too often in this window. */
@@ -83,7 +78,7 @@ export class RateLimits implements OnModuleDestroy {
       this.blockedAddresses.delete(address);
       return;
     }
-    throw this.tooMany('failed-auth', this.headersFor('failed-auth', 0, left));
+    throw this.tooMany('failed-auth', left);
   }
 
   /**
@@ -92,11 +87,11 @@ export class RateLimits implements OnModuleDestroy {
    */
   async recordFailedAuthentication(address: string): Promise<Record<string, string>> {
     const decision = await this.consume('failed-auth', address);
-    if (decision.allowed) return decision.headers;
+    if (decision === null) return {};
+    if (decision.allowed) return this.headersFor('failed-auth', decision.remaining, decision.msBeforeNext);
     if (this.blockedAddresses.size >= 10_000) this.blockedAddresses.clear();
-    const resetSeconds = Number(/t=(\d+)/.exec(decision.headers.RateLimit)?.[1] ?? this.config.rateLimits.windowSeconds);
-    this.blockedAddresses.set(address, Date.now() + resetSeconds * 1000);
-    throw this.tooMany('failed-auth', decision.headers);
+    this.blockedAddresses.set(address, Date.now() + decision.msBeforeNext);
+    throw this.tooMany('failed-auth', decision.msBeforeNext);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -104,17 +99,16 @@ export class RateLimits implements OnModuleDestroy {
     return Promise.resolve();
   }
 
-  private async consume(budget: Budget, key: string): Promise<RateDecision> {
-    if (!this.limiters) return { allowed: true, headers: {} };
+  /** The decision of the shared budget; null when limits are off or Redis did not answer (fail open). */
+  private async consume(budget: Budget, key: string): Promise<RateDecision | null> {
+    if (!this.limiters) return null;
     try {
       const res = await this.limiters[budget].consume(key);
-      return { allowed: true, headers: this.headersFor(budget, res.remainingPoints, res.msBeforeNext) };
+      return { allowed: true, remaining: res.remainingPoints, msBeforeNext: res.msBeforeNext };
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) {
-        return { allowed: false, headers: this.headersFor(budget, 0, rejection.msBeforeNext) };
-      }
+      if (rejection instanceof RateLimiterRes) return { allowed: false, remaining: 0, msBeforeNext: rejection.msBeforeNext };
       this.logFailure(rejection);
-      return { allowed: true, headers: {} };
+      return null;
     }
   }
 
@@ -125,15 +119,15 @@ export class RateLimits implements OnModuleDestroy {
 
   /** draft-ietf-httpapi-ratelimit-headers: the policy (quota per window) and what is left of it. */
   private headersFor(budget: Budget, remaining: number, msBeforeNext: number): Record<string, string> {
-    const resetSeconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
     return {
       'RateLimit-Policy': `"${budget}";q=${this.quota(budget)};w=${this.config.rateLimits.windowSeconds}`,
-      RateLimit: `"${budget}";r=${Math.max(0, remaining)};t=${resetSeconds}`,
+      RateLimit: `"${budget}";r=${Math.max(0, remaining)};t=${resetSecondsOf(msBeforeNext)}`,
     };
   }
 
-  private tooMany(budget: Budget, headers: Record<string, string>): ApiError {
-    const retryAfter = /t=(\d+)/.exec(headers.RateLimit)?.[1] ?? '1';
+  private tooMany(budget: Budget, msBeforeNext: number): ApiError {
+    const headers = this.headersFor(budget, 0, msBeforeNext);
+    const retryAfter = String(resetSecondsOf(msBeforeNext));
     const what =
       budget === 'credential'
         ? 'this credential'

@@ -1,4 +1,5 @@
 import { Transform } from 'class-transformer';
+import { hasLoneSurrogate } from '../json/json-shape';
 import { IsDefined, IsIn, IsOptional, IsString, IsUUID, Matches, Max, Min, isURL, ValidateBy } from 'class-validator';
 
 /**
@@ -15,8 +16,6 @@ export interface IssueContext {
 }
 
 const issue = (context: IssueContext) => ({ context });
-
-const LONE_SURROGATE = /\p{Cs}/u;
 
 const MISSING: IssueContext = { type: 'missing', msg: 'Field required', rank: 0 };
 
@@ -136,7 +135,7 @@ export function StringRule(options: StringRuleOptions): PropertyDecorator {
       {
         name: 'wellFormedUnicode',
         validator: {
-          validate: (value: unknown) => typeof value !== 'string' || !LONE_SURROGATE.test(value),
+          validate: (value: unknown) => typeof value !== 'string' || !hasLoneSurrogate(value),
           defaultMessage: () => 'surrogate',
         },
       },
