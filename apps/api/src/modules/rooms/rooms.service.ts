@@ -42,12 +42,15 @@ export class RoomsService {
    * deleted again; if LiveKit fails, nothing was written.
    */
   async create(actor: Actor, dto: CreateRoomDto): Promise<CreatedRoomView> {
-    await this.credit.assertCanStartRoom(actor.organizationId);
     const name = dto.room_name ?? generatedRoomName();
-    const [taken] = (await this.dataSource.query(`SELECT 1 FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended'`, [
-      actor.organizationId,
-      name,
-    ])) as unknown[];
+    // Both read at once; no credit is 402 before a taken name is 409.
+    const [, [taken]] = (await Promise.all([
+      this.credit.assertCanStartRoom(actor.organizationId),
+      this.dataSource.query(`SELECT 1 FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended'`, [
+        actor.organizationId,
+        name,
+      ]),
+    ])) as [void, unknown[]];
     if (taken) throw nameTaken(name);
     const id = randomUUID();
     const livekitName = `${actor.organizationId}.${id}`;
