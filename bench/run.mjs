@@ -7,7 +7,8 @@
 //      BENCH_ROUNDS     alternating API/baseline rounds the duration is split into (default 2)
 //      BENCH_CONNECTIONS  autocannon connections (default 50)
 //      BENCH_SKIP_BUILD=1  use the existing dist/ instead of running `npm run build`
-//      BENCH_ONLY       run only the scenarios whose name contains this ('hostile' for the hostile-body row)
+//      BENCH_ONLY       run only the scenarios whose name contains this ('hostile' for the hostile-body and
+//                       webhook rows, 'webhooks' for the webhook rows alone)
 //      BENCH_SCENARIOS  another module exporting SCENARIOS (default bench/scenarios.mjs)
 //      DATABASE_URL     server on which the bench database is created (its own database is not touched)
 //      REDIS_URL, DATABASE_POOL_SIZE (API and baseline pool size, default 20)
@@ -29,6 +30,11 @@ const WARMUP = positive('BENCH_WARMUP', 2, true);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 50);
 const ROUNDS = Math.round(positive('BENCH_ROUNDS', 2));
 const POOL_SIZE = String(positive('DATABASE_POOL_SIZE', 20));
+const STAGE_NAMES = {
+  sentToStored: 'first join sent → stored (answered 2xx)',
+  storedToApplied: 'stored → applied (room started, outbox row written)',
+  appliedToDelivered: 'outbox row written → 2xx recorded',
+};
 const DEFAULT_BASELINE = { method: 'GET', path: '/baseline/users/me' };
 
 function positive(name, fallback, zeroOk = false) {
@@ -285,9 +291,10 @@ async function main() {
     ? pathToFileURL(path.resolve(process.env.BENCH_SCENARIOS)).href
     : new URL('./scenarios.mjs', import.meta.url).href;
   const { SCENARIOS } = await import(scenarioModule);
+  const webhooksOnly = process.env.BENCH_ONLY === 'webhooks';
   const scenarios = SCENARIOS.filter((s) => !process.env.BENCH_ONLY || s.name.includes(process.env.BENCH_ONLY));
-  const runAttack = !process.env.BENCH_ONLY || 'hostile bodies'.includes(process.env.BENCH_ONLY);
-  if (scenarios.length === 0 && !runAttack) throw new Error(`No scenario matches BENCH_ONLY="${process.env.BENCH_ONLY}"`);
+  const runAttack = !webhooksOnly && (!process.env.BENCH_ONLY || 'hostile bodies'.includes(process.env.BENCH_ONLY));
+  if (scenarios.length === 0 && !runAttack && !webhooksOnly) throw new Error(`No scenario matches BENCH_ONLY="${process.env.BENCH_ONLY}"`);
 
   const serverUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   const redisUrl = process.env.REDIS_URL || DEFAULT_REDIS_URL;
@@ -504,7 +511,14 @@ async function main() {
         `| LiveKit event sent → room.started received by a fast endpoint (9 fast, 1 slow; under the load above) | ` +
         `${latency?.samples ?? 0} | ${latency?.p50 ?? '—'} | ${latency?.p99 ?? '—'} | ${latency?.missing ?? '—'} | p99 ≤ 1000 ms | ${latencyPass ? 'pass' : 'FAIL'} |\n` +
         `| of which: event committed (outbox row) → delivered, recorded in the database | ${latency?.samples ?? 0} | ` +
-        `${latency?.outboxP50 ?? '—'} | ${latency?.outboxP99 ?? '—'} | — | — | — |\n\n`,
+        `${latency?.outboxP50 ?? '—'} | ${latency?.outboxP99 ?? '—'} | — | — | — |\n` +
+        Object.entries(latency?.stages ?? {})
+          .map(
+            ([name, { p50, p99 }]) =>
+              `| stage (per room, slowest fast endpoint): ${STAGE_NAMES[name] ?? name} | ${latency.samples} | ${p50} | ${p99} | — | — | — |\n`,
+          )
+          .join('') +
+        '\n',
     );
     if (attack) process.stdout.write(formatAttackRow(attack));
     if (!process.env.BENCH_ONLY) await translatorRow();

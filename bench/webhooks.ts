@@ -149,8 +149,10 @@ async function main(o: Options): Promise<void> {
     missing: number;
     outboxP50: number | null;
     outboxP99: number | null;
+    stages: Record<string, { p50: number; p99: number }>;
   } | null = null;
   if (fast > 0) {
+    let stageLatency: Record<string, { p50: number; p99: number }> = {};
     // Every room.started reaches every fast endpoint (the slow one is not waited for).
     const deadline = Date.now() + 30_000;
     while ([...arrivals.values()].reduce((n, times) => n + times.length, 0) < o.rooms * fast && Date.now() < deadline) {
@@ -165,6 +167,28 @@ async function main(o: Options): Promise<void> {
         WHERE d.status = 'delivered' AND w.description = 'fast' AND e.type = 'room.started' AND e.body::jsonb->'data'->>'id' = ANY($1)`,
       [roomIds],
     );
+    // Where the time goes, per room: first join sent → stored (answered) → applied (outbox row written) → delivered.
+    const { rows: stages } = await db.query<{ room_id: string; stored: number; applied: number; delivered: number }>(
+      `SELECT e.body::jsonb->'data'->>'id' AS room_id,
+              (SELECT extract(epoch FROM i.received_at) * 1000 FROM inbound_events i
+                WHERE i.event_type = 'participant_joined' AND i.payload->'participant'->>'identity' = 'bench-' || (array_position($1::text[], e.body::jsonb->'data'->>'id') - 1) || '-0'
+                  AND i.payload->'room'->>'name' = ($2::text[])[array_position($1::text[], e.body::jsonb->'data'->>'id')])::float8 AS stored,
+              (extract(epoch FROM e.created_at) * 1000)::float8 AS applied,
+              (SELECT extract(epoch FROM max(d.delivered_at)) * 1000 FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                WHERE d.event_seq = e.seq AND w.description = 'fast')::float8 AS delivered
+         FROM webhook_events e WHERE e.type = 'room.started' AND e.body::jsonb->'data'->>'id' = ANY($1)`,
+      [roomIds, roomNames],
+    );
+    const stage = (values: number[]) => {
+      const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+      return { p50: Math.round(percentile(sorted, 50) ?? NaN), p99: Math.round(percentile(sorted, 99) ?? NaN) };
+    };
+    const sentOf = new Map(roomIds.map((id, r) => [id, firstJoinSentAt[r]]));
+    stageLatency = {
+      sentToStored: stage(stages.map((s) => s.stored - sentOf.get(s.room_id)!)),
+      storedToApplied: stage(stages.map((s) => s.applied - s.stored)),
+      appliedToDelivered: stage(stages.map((s) => s.delivered - s.applied)),
+    };
     const samples = roomIds.flatMap((id, r) => (arrivals.get(id) ?? []).map((at) => at - firstJoinSentAt[r])).sort((a, b) => a - b);
     latency = {
       samples: samples.length,
@@ -173,6 +197,7 @@ async function main(o: Options): Promise<void> {
       missing: o.rooms * fast - samples.length,
       outboxP50: outbox[0]?.p50 ?? null,
       outboxP99: outbox[0]?.p99 ?? null,
+      stages: stageLatency,
     };
   }
   await db.end();

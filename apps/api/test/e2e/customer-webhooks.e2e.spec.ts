@@ -236,6 +236,25 @@ describe('Customer webhooks', () => {
     expect((100 - data.credit_cents) % 6).toBe(0);
   });
 
+  it('keeps at most 16 deliveries in flight to a slow endpoint, and a slow endpoint does not hold back the others', async () => {
+    const org = await createOrganization(h.t);
+    const slow = await receiver();
+    slow.reply = () => ({ status: 200, delayMs: 700 });
+    const fast = await receiver();
+    await register(org, slow.url, { events: ['room.started'] });
+    await register(org, fast.url, { events: ['room.started'] });
+    const rooms = [];
+    for (let i = 0; i < 40; i++) rooms.push(await createRoom(h, org));
+    await Promise.all(rooms.map((room, i) => webhook(h, events.participantJoined(room.livekitName, `p${i}`)).expect(200)));
+    await fast.waitFor((all) => all.length === 40);
+    // 40 deliveries of 700 ms, 16 at a time, take three rounds: the fast endpoint got all of them first.
+    expect(slow.received.filter((r) => !r.abandoned).length - slow.inFlight).toBeLessThan(40);
+    await slow.waitFor((all) => all.length === 40 && slow.inFlight === 0, 15_000);
+    expect(slow.maxInFlight).toBeGreaterThan(1);
+    expect(slow.maxInFlight).toBeLessThanOrEqual(16);
+    expect(new Set(slow.received.map((r) => r.event.id)).size).toBe(40);
+  });
+
   it('stops sending to a deleted endpoint', async () => {
     const org = await createOrganization(h.t);
     const failing = await receiver();

@@ -16,6 +16,9 @@ export type Reply = { status: number; delayMs?: number } | 'hang';
 export interface WebhookReceiver {
   url: string;
   received: ReceivedWebhook[];
+  /** Requests received and not answered yet, now and at most so far. */
+  inFlight: number;
+  maxInFlight: number;
   /** Decides each answer (default: 200 at once). */
   reply: (request: ReceivedWebhook, index: number) => Reply;
   /** Resolves once `predicate` holds for the requests received so far. */
@@ -29,6 +32,8 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
   const receiver: WebhookReceiver = {
     url: '',
     received: [],
+    inFlight: 0,
+    maxInFlight: 0,
     reply: () => ({ status: 200 }),
     waitFor: async (predicate, timeoutMs = 15_000) => {
       const deadline = Date.now() + timeoutMs;
@@ -57,7 +62,9 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
         event: JSON.parse(body) as ReceivedWebhook['event'],
         abandoned: false,
       };
+      receiver.maxInFlight = Math.max(receiver.maxInFlight, ++receiver.inFlight);
       res.on('close', () => {
+        receiver.inFlight--;
         if (!res.writableFinished) request.abandoned = true;
       });
       const index = receiver.received.push(request) - 1;

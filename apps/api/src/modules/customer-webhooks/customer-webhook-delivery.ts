@@ -13,6 +13,7 @@ import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { Coalescer } from '../../common/batching/coalescer';
 import { QueueRegistry } from '../../queue/queue-registry';
 import { Metrics } from '../metrics/metrics';
 import { postWebhook, type AttemptResult } from './webhook-sender';
@@ -24,6 +25,12 @@ export interface DeliveryJob {
 interface Endpoint {
   url: string;
   secret: string;
+}
+
+interface Attempt {
+  endpointId: string;
+  delivery: Claimed;
+  result: AttemptResult;
 }
 
 interface Claimed {
@@ -42,11 +49,12 @@ const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: true } as const;
 /**
  * Sends the deliveries the outbox holds, by endpoint. A commit that inserted deliveries notifies
  * us; a sweep (then, and every second) enqueues one job per endpoint with due deliveries (job id
- * `endpoint.<id>`, so an endpoint has one job at a time). The job claims a batch of the endpoint's
- * due deliveries that head their lanes (a room's earlier events first), with a lease in the
- * database longer than an attempt can take, posts them signed in parallel, records the outcomes
- * (delivered, a retry at the schedule's next wait, or failed) with one statement, and goes on while
- * more are due. A worker that dies mid-attempt loses its lease; the delivery is then sent again.
+ * `endpoint.<id>`, so an endpoint has one job at a time). The job claims the endpoint's due
+ * deliveries that head their lanes (a room's earlier events first), with a lease in the database
+ * longer than an attempt can take, posts them signed, records each outcome as it comes back
+ * (delivered, a retry at the schedule's next wait, or failed; outcomes of all endpoints that come
+ * back together share one statement), and claims more while more are due. A worker that dies
+ * mid-attempt loses its lease; the delivery is then sent again.
  * A slow endpoint holds its own job only: at most `endpointConcurrency` of its deliveries are in
  * flight, and the other endpoints' jobs run beside it.
  */
@@ -60,6 +68,10 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
   private stopped = false;
   /** Counts commits that inserted deliveries: a job that found nothing due looks again if it moved meanwhile. */
   private notified = 0;
+  /** The endpoints whose job runs in this process; a second job for one of them only asks it to look again. */
+  private readonly running = new Map<string, { lookAgain: boolean }>();
+  /** Outcomes of attempts that come back at the same time are recorded with one statement. */
+  private readonly recorder = new Coalescer<Attempt>((attempts) => this.record(attempts), { maxBatch: 100, parallel: 2 });
 
   constructor(
     private readonly dataSource: DataSource,
@@ -153,25 +165,79 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
     );
   }
 
+  /**
+   * Keeps up to `endpointConcurrency` of the endpoint's deliveries in flight until none is due: a
+   * sliding window, refilled with one claim whenever half of it has come back, so the claims and the
+   * recording never stall the sending. One job per endpoint runs in this process at a time; a job
+   * that arrives while another runs only tells it to look again.
+   */
   private async deliverTo(endpointId: string): Promise<void> {
+    const running = this.running.get(endpointId);
+    if (running) {
+      running.lookAgain = true;
+      return;
+    }
+    const state = { lookAgain: false };
+    this.running.set(endpointId, state);
+    try {
+      await this.sendWindow(endpointId, state);
+    } finally {
+      this.running.delete(endpointId);
+    }
+  }
+
+  private async sendWindow(endpointId: string, state: { lookAgain: boolean }): Promise<void> {
     const [endpoint] = (await this.dataSource.query(`SELECT url, secret FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL`, [
       endpointId,
     ])) as Endpoint[];
     if (!endpoint) return;
-    while (!this.stopped) {
-      const seen = this.notified;
-      const batch = await this.claim(endpointId);
-      if (batch.length === 0) {
-        if (this.notified === seen) return;
-        continue;
+    const limit = this.config.webhooks.endpointConcurrency;
+    const refillAt = Math.floor(limit / 2);
+    const inFlight = new Set<Promise<void>>();
+    let failure: unknown = null;
+    // Whether a claim may find more: after one that filled the window, a notification, or an
+    // outcome recorded (which lets the next delivery of its room go).
+    let mayFindMore = true;
+    let seen = this.notified;
+    let wake: () => void = () => undefined;
+    try {
+      while (!this.stopped && failure === null) {
+        if (mayFindMore && inFlight.size <= refillAt) {
+          seen = this.notified;
+          state.lookAgain = false;
+          const wanted = limit - inFlight.size;
+          const batch = await this.claim(endpointId, wanted);
+          mayFindMore = batch.length === wanted || this.notified !== seen || state.lookAgain;
+          for (const delivery of batch) {
+            const sending: Promise<void> = this.post(endpoint, delivery)
+              .then((result) => this.recorder.submit({ endpointId, delivery, result }))
+              .catch((error: unknown) => {
+                failure ??= error;
+              })
+              .finally(() => {
+                inFlight.delete(sending);
+                mayFindMore = true;
+                wake();
+              });
+            inFlight.add(sending);
+          }
+          if (batch.length > 0) continue;
+        }
+        if (inFlight.size === 0) {
+          if (!mayFindMore && this.notified === seen && !state.lookAgain) return;
+          mayFindMore = true;
+          continue;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
       }
-      const results = await Promise.all(batch.map((delivery) => this.post(endpoint, delivery)));
-      await this.record(endpointId, batch, results);
+    } finally {
+      await Promise.all(inFlight);
     }
+    if (failure !== null) throw failure;
   }
 
   /** Leases the endpoint's due deliveries that head their lanes (one per room at most), oldest first. */
-  private async claim(endpointId: string): Promise<Claimed[]> {
+  private async claim(endpointId: string, count: number): Promise<Claimed[]> {
     const leaseSeconds = (2 * this.config.webhooks.timeoutMs + 1_000) / 1000;
     const [rows] = (await this.dataSource.query(
       `UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $3)
@@ -184,7 +250,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
                               WHERE p.endpoint_id = c.endpoint_id AND p.lane = c.lane AND p.status = 'pending' AND p.seq < c.seq)
            ORDER BY c.seq LIMIT $2 FOR UPDATE OF c SKIP LOCKED)
         RETURNING d.id, d.attempts, d.max_attempts, ev.id AS event_id, ev.body`,
-      [endpointId, this.config.webhooks.endpointConcurrency, leaseSeconds],
+      [endpointId, count, leaseSeconds],
     )) as [Claimed[], number];
     return rows;
   }
@@ -202,15 +268,14 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
     });
   }
 
-  /** One statement for the batch; a delivery no longer pending (its endpoint was deleted meanwhile) is left as it is. */
-  private async record(endpointId: string, batch: Claimed[], results: AttemptResult[]): Promise<void> {
+  /** One statement for the outcomes that came back together; a delivery no longer pending (its endpoint was deleted meanwhile) is left as it is. */
+  private async record(attempts: Attempt[]): Promise<void> {
     const schedule = this.config.webhooks.retryScheduleMs;
-    const outcomes = batch.map((delivery, i) => {
-      const result = results[i];
+    const outcomes = attempts.map(({ endpointId, delivery, result }) => {
       const attempts = delivery.attempts + 1;
       const status = result.ok ? 'delivered' : attempts >= delivery.max_attempts ? 'failed' : 'pending';
       const waitMs = status === 'pending' ? (schedule[Math.min(attempts, schedule.length) - 1] ?? 0) : null;
-      return { id: delivery.id, attempts, status, code: result.statusCode, error: result.ok ? null : result.error, waitMs };
+      return { endpointId, id: delivery.id, attempts, status, code: result.statusCode, error: result.ok ? null : result.error, waitMs };
     });
     await this.dataSource.query(
       `UPDATE webhook_deliveries d SET status = o.status, attempts = o.attempts, last_status_code = o.code, last_error = o.error,
@@ -229,8 +294,13 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
       ],
     );
     for (const o of outcomes) this.metrics.customerDeliveries.inc({ outcome: o.status === 'pending' ? 'retried' : o.status });
-    // The earliest retry comes back by itself, not only at the next sweep.
-    const waits = outcomes.flatMap((o) => (o.waitMs === null ? [] : [o.waitMs]));
-    if (waits.length > 0) await this.enqueue(endpointId, `endpoint.${endpointId}.retry.${Date.now()}`, Math.min(...waits));
+    // Each endpoint's earliest retry comes back by itself, not only at the next sweep.
+    const earliestRetry = new Map<string, number>();
+    for (const o of outcomes) {
+      if (o.waitMs !== null) earliestRetry.set(o.endpointId, Math.min(o.waitMs, earliestRetry.get(o.endpointId) ?? Infinity));
+    }
+    for (const [endpointId, waitMs] of earliestRetry) {
+      await this.enqueue(endpointId, `endpoint.${endpointId}.retry.${Date.now()}`, waitMs);
+    }
   }
 }

@@ -15,7 +15,7 @@ export class TranslatorPresence {
     return this.reconcileAll(tx, [room]);
   }
 
-  /** Reconciles several locked rooms, reading the languages they hold with one query. */
+  /** Reconciles several locked rooms: one query reads the languages they hold, one statement flips those that change. */
   async reconcileAll(tx: EntityManager, rooms: RoomRow[]): Promise<OutboxJob[]> {
     if (rooms.length === 0) return [];
     const rows = (await tx.query(
@@ -26,27 +26,33 @@ export class TranslatorPresence {
       [rooms.map((room) => room.id)],
     )) as { room_id: string; languages: string[] }[];
     const held = new Map(rows.map((row) => [row.room_id, row.languages]));
-    const jobs: OutboxJob[] = [];
-    for (const room of rooms) {
-      const job = await this.decide(tx, room, held.get(room.id) ?? []);
-      if (job) jobs.push(job);
-    }
-    return jobs;
+    const changed = rooms.filter((room) => wantsTranslator(room, held.get(room.id) ?? []) !== room.translator_present);
+    if (changed.length === 0) return [];
+    await tx.query(
+      `UPDATE rooms r SET translator_present = NOT r.translator_present, translator_generation = r.translator_generation + 1
+        WHERE r.id = ANY($1)`,
+      [changed.map((room) => room.id)],
+    );
+    return changed.map((room) => {
+      const languages = held.get(room.id) ?? [];
+      room.translator_present = !room.translator_present;
+      room.translator_generation += 1;
+      const base = { roomId: room.id, livekitRoom: room.livekit_name, generation: room.translator_generation };
+      if (room.translator_present) {
+        const payload: TranslatorDispatchJob = { ...base, languages: [languages[0], languages[1]], mode: room.streaming_mode ?? 'dual' };
+        return {
+          queue: QUEUES.translatorPresence,
+          name: TRANSLATOR_JOBS.dispatch,
+          jobId: `${room.id}.${base.generation}.dispatch`,
+          payload,
+        };
+      }
+      const payload: TranslatorDismissJob = base;
+      return { queue: QUEUES.translatorPresence, name: TRANSLATOR_JOBS.dismiss, jobId: `${room.id}.${base.generation}.dismiss`, payload };
+    });
   }
+}
 
-  private async decide(tx: EntityManager, room: RoomRow, languages: string[]): Promise<OutboxJob | null> {
-    const wanted = room.status !== 'ended' && languages.length >= 2;
-    if (wanted === room.translator_present) return null;
-    const generation = room.translator_generation + 1;
-    await tx.query(`UPDATE rooms SET translator_present = $2, translator_generation = $3 WHERE id = $1`, [room.id, wanted, generation]);
-    room.translator_present = wanted;
-    room.translator_generation = generation;
-    const base = { roomId: room.id, livekitRoom: room.livekit_name, generation };
-    if (wanted) {
-      const payload: TranslatorDispatchJob = { ...base, languages: [languages[0], languages[1]], mode: room.streaming_mode ?? 'dual' };
-      return { queue: QUEUES.translatorPresence, name: TRANSLATOR_JOBS.dispatch, jobId: `${room.id}.${generation}.dispatch`, payload };
-    }
-    const payload: TranslatorDismissJob = base;
-    return { queue: QUEUES.translatorPresence, name: TRANSLATOR_JOBS.dismiss, jobId: `${room.id}.${generation}.dismiss`, payload };
-  }
+function wantsTranslator(room: RoomRow, languages: string[]): boolean {
+  return room.status !== 'ended' && languages.length >= 2;
 }

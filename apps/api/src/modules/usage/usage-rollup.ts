@@ -18,21 +18,29 @@ export class UsageRollup {
   constructor(private readonly hot: HotRowWrites) {}
 
   /**
-   * After a join moved `started_at` (from null, or earlier): count or move the whole room.
-   * `joinedParticipants` is what the join itself added, which the previous slot never counted.
+   * After joins moved rooms' `started_at` (from null, or earlier): count or move each whole room.
+   * `joinedParticipants` is what the joins themselves added, which the previous slot never counted.
    */
-  async roomStartChanged(tx: EntityManager, roomId: string, previous: Date | null, joinedParticipants: number): Promise<void> {
+  async roomStartsChanged(
+    tx: EntityManager,
+    changes: { roomId: string; previous: Date | null; joinedParticipants: number }[],
+  ): Promise<void> {
+    if (changes.length === 0) return;
     await this.hot.flush(tx, ROOM_TOTALS_KEY);
-    const [room] = (await tx.query(
-      `SELECT r.organization_id, r.started_at, r.total_connection_minutes AS minutes,
+    const rooms = (await tx.query(
+      `SELECT r.id, r.organization_id, r.started_at, r.total_connection_minutes AS minutes,
               (SELECT count(*)::int FROM connections c WHERE c.room_id = r.id AND c.kind IS DISTINCT FROM 'translator') AS participants
-         FROM rooms r WHERE r.id = $1`,
-      [roomId],
-    )) as { organization_id: string; started_at: Date; minutes: number; participants: number }[];
-    const whole: Delta = { minutes: room.minutes, sessions: 1, participants: room.participants };
-    if (previous)
-      await this.add(tx, room.organization_id, previous, negate({ ...whole, participants: whole.participants - joinedParticipants }));
-    await this.add(tx, room.organization_id, room.started_at, whole);
+         FROM rooms r WHERE r.id = ANY($1)`,
+      [changes.map((c) => c.roomId)],
+    )) as { id: string; organization_id: string; started_at: Date; minutes: number; participants: number }[];
+    const roomOf = new Map(rooms.map((room) => [room.id, room]));
+    for (const { roomId, previous, joinedParticipants } of changes) {
+      const room = roomOf.get(roomId)!;
+      const whole: Delta = { minutes: room.minutes, sessions: 1, participants: room.participants };
+      if (previous)
+        await this.add(tx, room.organization_id, previous, negate({ ...whole, participants: whole.participants - joinedParticipants }));
+      await this.add(tx, room.organization_id, room.started_at, whole);
+    }
   }
 
   /** A connection or minutes added to a room that has already started (at `room.startedAt`). */

@@ -19,6 +19,13 @@ interface Join {
   participant: Participant;
 }
 
+interface Activation {
+  room: RoomRow;
+  earliestJoin: Date;
+  /** Non-translator connections the joins opened. */
+  newParticipants: number;
+}
+
 interface Leave extends Join {
   at: Date;
 }
@@ -140,12 +147,15 @@ export class LiveKitEventProcessor {
       )) as { id: number; room_id: string; participant_sid: string }[];
       for (const row of existing) idOf.set(`${row.room_id} ${row.participant_sid}`, Number(row.id));
     }
-    for (const room of new Set(joins.map((j) => j.room))) {
-      const earliest = Math.min(...joins.filter((j) => j.room === room).map((j) => j.participant.joinedAt.getTime()));
-      const newParticipants = inserted.filter((row) => row.room_id === room.id && row.kind !== 'translator').length;
-      await this.activate(tx, room, new Date(earliest), newParticipants);
-    }
-    // After room.started (written by activate), as it happened.
+    await this.activateAll(
+      tx,
+      [...new Set(joins.map((j) => j.room))].map((room) => ({
+        room,
+        earliestJoin: new Date(Math.min(...joins.filter((j) => j.room === room).map((j) => j.participant.joinedAt.getTime()))),
+        newParticipants: inserted.filter((row) => row.room_id === room.id && row.kind !== 'translator').length,
+      })),
+    );
+    // After room.started (written by activateAll), as it happened.
     for (const row of inserted.filter((r) => r.kind === 'translator')) {
       const room = joins.find((j) => j.room.id === row.room_id)!.room;
       const data = { room_id: room.id, room_name: room.name, participant_identity: row.identity, joined_at: row.joined_at };
@@ -155,22 +165,43 @@ export class LiveKitEventProcessor {
   }
 
   /**
-   * A joined room is active and starts at its earliest join; the usage rollup follows the start, or
-   * counts the participants the joins added.
+   * Joined rooms are active and start at their earliest join; the usage rollup follows the starts, or
+   * counts the participants the joins added. One statement for all the rooms that change.
    */
-  private async activate(tx: EntityManager, room: RoomRow, earliestJoin: Date, newParticipants: number): Promise<void> {
-    if (room.status === 'created') {
-      await tx.query(`UPDATE rooms SET status = 'active' WHERE id = $1`, [room.id]);
-      room.status = 'active';
-      await this.events.emit(tx, { organizationId: room.organization_id, type: 'room.started', roomId: room.id });
+  private async activateAll(tx: EntityManager, activations: Activation[]): Promise<void> {
+    const changes = activations.flatMap(({ room, earliestJoin, newParticipants }) => {
+      const starts = room.status === 'created';
+      const previousStart = room.started_at;
+      const moves = previousStart === null || earliestJoin < previousStart;
+      return starts || moves
+        ? [{ room, starts, moves, previousStart, startedAt: moves ? earliestJoin : previousStart!, newParticipants }]
+        : [];
+    });
+    if (changes.length > 0) {
+      await tx.query(
+        `UPDATE rooms r SET status = CASE WHEN c.starts THEN 'active' ELSE r.status END, started_at = c.started_at
+           FROM unnest($1::uuid[], $2::boolean[], $3::timestamptz[]) AS c(id, starts, started_at) WHERE r.id = c.id`,
+        [changes.map((c) => c.room.id), changes.map((c) => c.starts), changes.map((c) => c.startedAt)],
+      );
     }
-    const startedAt = room.started_at;
-    if (startedAt === null || earliestJoin < startedAt) {
-      await tx.query(`UPDATE rooms SET started_at = $2 WHERE id = $1`, [room.id, earliestJoin]);
-      room.started_at = earliestJoin;
-      await this.usage.roomStartChanged(tx, room.id, startedAt, newParticipants);
-    } else if (newParticipants > 0) {
-      await this.usage.addToRoom(tx, { organizationId: room.organization_id, startedAt }, { minutes: 0, participants: newParticipants });
+    for (const change of changes) {
+      change.room.started_at = change.startedAt;
+      if (!change.starts) continue;
+      change.room.status = 'active';
+      await this.events.emit(tx, { organizationId: change.room.organization_id, type: 'room.started', roomId: change.room.id });
+    }
+    await this.usage.roomStartsChanged(
+      tx,
+      changes.filter((c) => c.moves).map((c) => ({ roomId: c.room.id, previous: c.previousStart, joinedParticipants: c.newParticipants })),
+    );
+    const moved = new Set(changes.filter((c) => c.moves).map((c) => c.room));
+    for (const { room, newParticipants } of activations) {
+      if (moved.has(room) || newParticipants === 0) continue;
+      await this.usage.addToRoom(
+        tx,
+        { organizationId: room.organization_id, startedAt: room.started_at },
+        { minutes: 0, participants: newParticipants },
+      );
     }
   }
 
