@@ -30,6 +30,8 @@ const WARMUP = positive('BENCH_WARMUP', 2, true);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 50);
 const ROUNDS = Math.round(positive('BENCH_ROUNDS', 2));
 const POOL_SIZE = String(positive('DATABASE_POOL_SIZE', 20));
+/** The load under which issue 14 sets the delivery latency target. */
+const WEBHOOK_RATE = 1000;
 const STAGE_NAMES = {
   sentToStored: 'first join sent → stored (answered 2xx)',
   storedToApplied: 'stored → applied (room started, outbox row written)',
@@ -487,6 +489,12 @@ async function main() {
     const webhooks = await measureWebhooks({});
     log('measuring LiveKit webhooks end to end with 10 customer webhook endpoints, one answering after 5 s');
     const withEndpoints = await measureWebhooks({ BENCH_CUSTOMER_ENDPOINTS: '10', BENCH_SLOW_ENDPOINT_MS: '5000' });
+    log(`measuring customer webhook latency with ${WEBHOOK_RATE} LiveKit events/s offered`);
+    const atTargetLoad = await measureWebhooks({
+      BENCH_CUSTOMER_ENDPOINTS: '10',
+      BENCH_SLOW_ENDPOINT_MS: '5000',
+      BENCH_WEBHOOK_RATE: String(WEBHOOK_RATE),
+    });
     const cpus = os.cpus();
     process.stdout.write(
       `\n${new Date().toISOString()}  node ${process.version}  ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}  ` +
@@ -503,21 +511,30 @@ async function main() {
         webhookRow('signed LiveKit webhooks, 10 customer endpoints (1 answering after 5 s)', withEndpoints) +
         '\n',
     );
-    const latency = withEndpoints.latency;
-    const latencyPass = latency && latency.missing === 0 && latency.p99 !== null && latency.p99 <= 1000;
-    process.stdout.write(
-      `| customer webhooks | deliveries timed | p50 ms | p99 ms | missing | target | pass/fail |\n` +
-        `|---|--:|--:|--:|--:|---|---|\n` +
-        `| LiveKit event sent → room.started received by a fast endpoint (9 fast, 1 slow; under the load above) | ` +
-        `${latency?.samples ?? 0} | ${latency?.p50 ?? '—'} | ${latency?.p99 ?? '—'} | ${latency?.missing ?? '—'} | p99 ≤ 1000 ms | ${latencyPass ? 'pass' : 'FAIL'} |\n` +
+    const latencyRows = (name, w) => {
+      const latency = w.latency;
+      const pass = latency && latency.missing === 0 && latency.p99 !== null && latency.p99 <= 1000;
+      return (
+        `| LiveKit event sent → room.started received by a fast endpoint, ${name} | ` +
+        `${latency?.samples ?? 0} | ${latency?.p50 ?? '—'} | ${latency?.p99 ?? '—'} | ${latency?.missing ?? '—'} | p99 ≤ 1000 ms | ${pass ? 'pass' : 'FAIL'} |\n` +
         `| of which: event committed (outbox row) → delivered, recorded in the database | ${latency?.samples ?? 0} | ` +
         `${latency?.outboxP50 ?? '—'} | ${latency?.outboxP99 ?? '—'} | — | — | — |\n` +
         Object.entries(latency?.stages ?? {})
           .map(
-            ([name, { p50, p99 }]) =>
-              `| stage (per room, slowest fast endpoint): ${STAGE_NAMES[name] ?? name} | ${latency.samples} | ${p50} | ${p99} | — | — | — |\n`,
+            ([stage, { p50, p99 }]) =>
+              `| stage (per room, slowest fast endpoint): ${STAGE_NAMES[stage] ?? stage} | ${latency.samples} | ${p50} | ${p99} | — | — | — |\n`,
           )
-          .join('') +
+          .join('')
+      );
+    };
+    process.stdout.write(
+      `| customer webhooks (9 fast endpoints, 1 answering after 5 s) | deliveries timed | p50 ms | p99 ms | missing | target | pass/fail |\n` +
+        `|---|--:|--:|--:|--:|---|---|\n` +
+        latencyRows(`${WEBHOOK_RATE} LiveKit events/s offered (the target's load)`, atTargetLoad) +
+        latencyRows(
+          `events sent as fast as the API answers (the throughput row above, ${withEndpoints.appliedPerSecond}/s)`,
+          withEndpoints,
+        ) +
         '\n',
     );
     if (attack) process.stdout.write(formatAttackRow(attack));

@@ -2,7 +2,8 @@
 // measured until every one is applied; then the connections are counted (0 lost, 0 doubled).
 // With BENCH_CUSTOMER_ENDPOINTS=n, the organization first registers n customer webhook endpoints on
 // loopback (the last answering after BENCH_SLOW_ENDPOINT_MS), and each room's room.started delivery
-// to the fast ones is timed from the moment its first join was sent.
+// to the fast ones is timed from the moment its first join was sent. BENCH_WEBHOOK_RATE=n sends n events/s
+// instead of as fast as the API answers.
 import autocannon from 'autocannon';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,6 +19,7 @@ interface Options {
   concurrency: number;
   customerEndpoints: number;
   slowEndpointMs: number;
+  rate: number;
 }
 
 /** A customer endpoint on loopback: records when each room's room.started arrives; answers 204 after `delayMs`. */
@@ -49,6 +51,7 @@ async function main(o: Options): Promise<void> {
   const creds = { apiKey: process.env.LIVEKIT_API_KEY ?? 'devkey', apiSecret: process.env.LIVEKIT_API_SECRET ?? 'secret' };
   const arrivals = new Map<string, number[]>();
   const receivers: Server[] = [];
+  const endpointIds: string[] = [];
   for (let e = 0; e < o.customerEndpoints; e++) {
     const slow = e === o.customerEndpoints - 1;
     const { url, server } = await startReceiver(slow ? o.slowEndpointMs : 0, arrivals);
@@ -59,6 +62,7 @@ async function main(o: Options): Promise<void> {
       body: JSON.stringify({ url, description: slow ? 'slow' : 'fast' }),
     });
     if (res.status !== 201) throw new Error(`endpoint registration answered ${res.status}: ${await res.text()}`);
+    endpointIds.push(((await res.json()) as { id: string }).id);
   }
   const roomNames: string[] = [];
   const roomIds: string[] = [];
@@ -100,6 +104,8 @@ async function main(o: Options): Promise<void> {
     url: target.origin,
     connections: Math.min(o.concurrency, bodies.length),
     amount: bodies.length,
+    // An offered load (events/s) instead of as fast as the API answers: latency measured at a stated load.
+    ...(o.rate > 0 ? { overallRate: o.rate } : {}),
     requests: [
       {
         method: 'POST',
@@ -201,6 +207,14 @@ async function main(o: Options): Promise<void> {
     };
   }
   await db.end();
+  // The next run of the same organization starts without this run's endpoints (their receivers close now).
+  for (const id of endpointIds) {
+    const res = await fetch(`${o.baseUrl}/v1/webhook-endpoints/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${o.apiKey}` },
+    });
+    if (res.status !== 204) throw new Error(`endpoint deletion answered ${res.status}: ${await res.text()}`);
+  }
   for (const server of receivers) {
     server.closeAllConnections();
     server.close();
@@ -230,6 +244,7 @@ void main({
   concurrency: Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 64),
   customerEndpoints: Number(process.env.BENCH_CUSTOMER_ENDPOINTS ?? 0),
   slowEndpointMs: Number(process.env.BENCH_SLOW_ENDPOINT_MS ?? 5000),
+  rate: Number(process.env.BENCH_WEBHOOK_RATE ?? 0),
 }).then(
   // The slow endpoint's answers still pending are not waited for.
   () => process.exit(0),

@@ -22,11 +22,6 @@ export interface DeliveryJob {
   endpointId: string;
 }
 
-interface Endpoint {
-  url: string;
-  secret: string;
-}
-
 interface Attempt {
   endpointId: string;
   delivery: Claimed;
@@ -39,6 +34,9 @@ interface Claimed {
   max_attempts: number;
   event_id: string;
   body: string;
+  /** The endpoint's. */
+  url: string;
+  secret: string;
 }
 
 /** How often due deliveries are looked for besides the commit notifications (retries, crashes). */
@@ -166,9 +164,9 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
   }
 
   /**
-   * Keeps up to `endpointConcurrency` of the endpoint's deliveries in flight until none is due: a
-   * sliding window, refilled with one claim whenever half of it has come back, so the claims and the
-   * recording never stall the sending. One job per endpoint runs in this process at a time; a job
+   * Keeps up to `endpointConcurrency` requests to the endpoint in flight until none is due: a
+   * sliding window, refilled with one claim whenever half of it has been answered, so neither the
+   * claims nor the recording of outcomes (which goes on beside the sending) stall it. One job per endpoint runs in this process at a time; a job
    * that arrives while another runs only tells it to look again.
    */
   private async deliverTo(endpointId: string): Promise<void> {
@@ -187,43 +185,54 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
   }
 
   private async sendWindow(endpointId: string, state: { lookAgain: boolean }): Promise<void> {
-    const [endpoint] = (await this.dataSource.query(`SELECT url, secret FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL`, [
-      endpointId,
-    ])) as Endpoint[];
-    if (!endpoint) return;
     const limit = this.config.webhooks.endpointConcurrency;
     const refillAt = Math.floor(limit / 2);
-    const inFlight = new Set<Promise<void>>();
+    /** Requests the endpoint has not answered yet: at most `limit`. */
+    const posting = new Set<Promise<void>>();
+    /** Answers not recorded yet (a room's next event waits for its predecessor's): at most `limit` more. */
+    const recording = new Set<Promise<void>>();
     let failure: unknown = null;
     // Whether a claim may find more: after one that filled the window, a notification, or an
     // outcome recorded (which lets the next delivery of its room go).
     let mayFindMore = true;
     let seen = this.notified;
     let wake: () => void = () => undefined;
+    const track = (set: Set<Promise<void>>, work: Promise<void>, done: () => void) => {
+      const tracked: Promise<void> = work
+        .catch((error: unknown) => {
+          failure ??= error;
+        })
+        .finally(() => {
+          set.delete(tracked);
+          done();
+          wake();
+        });
+      set.add(tracked);
+    };
     try {
       while (!this.stopped && failure === null) {
-        if (mayFindMore && inFlight.size <= refillAt) {
+        if (mayFindMore && posting.size <= refillAt && recording.size < limit) {
           seen = this.notified;
           state.lookAgain = false;
-          const wanted = limit - inFlight.size;
+          const wanted = limit - posting.size;
           const batch = await this.claim(endpointId, wanted);
           mayFindMore = batch.length === wanted || this.notified !== seen || state.lookAgain;
           for (const delivery of batch) {
-            const sending: Promise<void> = this.post(endpoint, delivery)
-              .then((result) => this.recorder.submit({ endpointId, delivery, result }))
-              .catch((error: unknown) => {
-                failure ??= error;
-              })
-              .finally(() => {
-                inFlight.delete(sending);
-                mayFindMore = true;
-                wake();
-              });
-            inFlight.add(sending);
+            const answer = this.post(delivery);
+            track(
+              posting,
+              answer.then(() => undefined),
+              () => undefined,
+            );
+            track(
+              recording,
+              answer.then((result) => this.recorder.submit({ endpointId, delivery, result })),
+              () => (mayFindMore = true),
+            );
           }
           if (batch.length > 0) continue;
         }
-        if (inFlight.size === 0) {
+        if (posting.size === 0 && recording.size === 0) {
           if (!mayFindMore && this.notified === seen && !state.lookAgain) return;
           mayFindMore = true;
           continue;
@@ -231,7 +240,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
         await new Promise<void>((resolve) => (wake = resolve));
       }
     } finally {
-      await Promise.all(inFlight);
+      await Promise.all([...posting, ...recording]);
     }
     if (failure !== null) throw failure;
   }
@@ -241,28 +250,28 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
     const leaseSeconds = (2 * this.config.webhooks.timeoutMs + 1_000) / 1000;
     const [rows] = (await this.dataSource.query(
       `UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $3)
-         FROM webhook_events ev
-        WHERE ev.seq = d.event_seq AND d.id IN (
+         FROM webhook_events ev, webhook_endpoints w
+        WHERE ev.seq = d.event_seq AND w.id = d.endpoint_id AND w.deleted_at IS NULL AND d.id IN (
           SELECT c.id FROM webhook_deliveries c
            WHERE c.endpoint_id = $1 AND c.status = 'pending' AND c.next_attempt_at <= now()
              AND (c.locked_until IS NULL OR c.locked_until < now())
              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
                               WHERE p.endpoint_id = c.endpoint_id AND p.lane = c.lane AND p.status = 'pending' AND p.seq < c.seq)
            ORDER BY c.seq LIMIT $2 FOR UPDATE OF c SKIP LOCKED)
-        RETURNING d.id, d.attempts, d.max_attempts, ev.id AS event_id, ev.body`,
+        RETURNING d.id, d.attempts, d.max_attempts, ev.id AS event_id, ev.body, w.url, w.secret`,
       [endpointId, count, leaseSeconds],
     )) as [Claimed[], number];
     return rows;
   }
 
-  private post(endpoint: Endpoint, delivery: Claimed): Promise<AttemptResult> {
+  private async post(delivery: Claimed): Promise<AttemptResult> {
     const now = new Date();
     const headers = {
       'webhook-id': delivery.event_id,
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-      'webhook-signature': new Webhook(endpoint.secret).sign(delivery.event_id, now, delivery.body),
+      'webhook-signature': new Webhook(delivery.secret).sign(delivery.event_id, now, delivery.body),
     };
-    return postWebhook(endpoint.url, headers, delivery.body, {
+    return postWebhook(delivery.url, headers, delivery.body, {
       timeoutMs: this.config.webhooks.timeoutMs,
       allowPrivate: this.config.webhooks.allowPrivateUrls,
     });
