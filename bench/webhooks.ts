@@ -3,12 +3,17 @@
 // With BENCH_CUSTOMER_ENDPOINTS=n, the organization first registers n customer webhook endpoints on
 // loopback (the last answering after BENCH_SLOW_ENDPOINT_MS), and each room's room.started delivery
 // to the fast ones is timed from the moment its first join was sent. BENCH_WEBHOOK_RATE=n sends n events/s
-// instead of as fast as the API answers.
+// (paced, whatever the answers) instead of as fast as the API answers.
 import autocannon from 'autocannon';
-import { createServer, type Server } from 'node:http';
+import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { participantJoined, participantLeft, liveKitWebhookRequest } from '../apps/api/test/support/livekit-webhooks';
+
+interface Body {
+  body: string;
+  headers: Record<string, string>;
+}
 
 interface Options {
   baseUrl: string;
@@ -40,6 +45,103 @@ async function startReceiver(delayMs: number, arrivals: Map<string, number[]>): 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, server };
+}
+
+type Sent = (index: number) => void;
+interface Sending {
+  /** When the last answer came. */
+  lastAnswer: number;
+  /** Answers other than 2xx, and errors. */
+  rejected: number;
+}
+
+/**
+ * As fast as the API answers, `connections` at a time, with autocannon's HTTP client: the sender shares
+ * this machine's two cores with the API under test, and node:http would take several times the CPU per request.
+ */
+async function sendAtFullSpeed(target: URL, bodies: Body[], connections: number, onSent: Sent): Promise<Sending> {
+  let next = 0;
+  const run = autocannon({
+    url: target.origin,
+    connections: Math.min(connections, bodies.length),
+    amount: bodies.length,
+    requests: [
+      {
+        method: 'POST',
+        path: target.pathname,
+        setupRequest: (request) => {
+          onSent(next);
+          const { body, headers } = bodies[next++ % bodies.length];
+          return { ...request, body, headers };
+        },
+      },
+    ],
+  });
+  // autocannon settles only at its next one-second tick after the last answer: the accepting ends
+  // with the last answer itself, and waiting for the events to be applied starts there.
+  let answered = 0;
+  let lastAnswer = 0;
+  const allAnswered = new Promise<void>((resolve) => {
+    run.on('response', () => {
+      lastAnswer = Date.now();
+      if (++answered === bodies.length) resolve();
+    });
+  });
+  await Promise.race([allAnswered, run]);
+  const result = await run;
+  return { lastAnswer, rejected: result.non2xx + result.errors };
+}
+
+/**
+ * At `rate` events/s, each sent when its turn comes whatever the answers before it (an offered load,
+ * as LiveKit sends): with node:http, which writes a request when asked (autocannon prepares requests
+ * ahead of its rate limiter, so it cannot tell when one leaves).
+ */
+const SENDER_CONNECTIONS = 64;
+
+async function sendPaced(target: URL, bodies: Body[], rate: number, onSent: Sent): Promise<Sending> {
+  const agent = new Agent({ keepAlive: true, maxSockets: SENDER_CONNECTIONS });
+  // Connections open before the clock starts, as a sender's pool is between its webhooks.
+  await Promise.all(
+    Array.from(
+      { length: SENDER_CONNECTIONS },
+      () =>
+        new Promise<void>((resolve) => request(new URL('/health/live', target), { agent }, (res) => res.resume().on('end', resolve)).end()),
+    ),
+  );
+  let rejected = 0;
+  let lastAnswer = 0;
+  let answered = 0;
+  const begin = performance.now();
+  await new Promise<void>((resolve) => {
+    const settle = (ok: boolean) => {
+      if (!ok) rejected++;
+      lastAnswer = Date.now();
+      if (++answered === bodies.length) resolve();
+    };
+    let next = 0;
+    const tick = () => {
+      const due = Math.min(bodies.length, Math.floor(((performance.now() - begin) / 1000) * rate) + 1);
+      for (; next < due; next++) {
+        const { body, headers } = bodies[next];
+        onSent(next);
+        const req = request(
+          target,
+          { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => settle((res.statusCode ?? 0) < 300));
+          },
+        );
+        req.on('error', () => settle(false));
+        req.end(body);
+      }
+      if (next < bodies.length) setTimeout(tick, 1);
+    };
+    tick();
+  });
+  agent.destroy();
+  return { lastAnswer, rejected };
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -80,7 +182,7 @@ async function main(o: Options): Promise<void> {
   }
   const t0 = Math.floor(Date.now() / 1000) - 3600;
   // Many calls at once, as in production: events of different rooms interleave, each room's in order.
-  const bodies: { body: string; headers: Record<string, string> }[] = [];
+  const bodies: Body[] = [];
   for (let p = 0; p < o.peoplePerRoom; p++) {
     roomNames.forEach((room, r) => {
       const participant = { identity: `bench-${r}-${p}`, sid: `PA_b${r}_${p}`, joinedAt: String(t0 + p) };
@@ -93,42 +195,15 @@ async function main(o: Options): Promise<void> {
       bodies.push(liveKitWebhookRequest(participantLeft(room, participant, { createdAt: t0 + p + 90 }), creds));
     });
   }
-  // autocannon's HTTP client: the sender shares this machine's two cores with the API under test,
-  // and node:http or fetch() would take several times the CPU per request.
   const target = new URL(`${o.baseUrl}/v1/webhooks/livekit`);
   const started = Date.now();
-  let next = 0;
   // The first o.rooms bodies are each room's first join: the event that starts it.
   const firstJoinSentAt: number[] = [];
-  const run = autocannon({
-    url: target.origin,
-    connections: Math.min(o.concurrency, bodies.length),
-    amount: bodies.length,
-    // An offered load (events/s) instead of as fast as the API answers: latency measured at a stated load.
-    ...(o.rate > 0 ? { overallRate: o.rate } : {}),
-    requests: [
-      {
-        method: 'POST',
-        path: target.pathname,
-        setupRequest: (request) => {
-          if (next < o.rooms) firstJoinSentAt[next] = Date.now();
-          const { body, headers } = bodies[next++ % bodies.length];
-          return { ...request, body, headers };
-        },
-      },
-    ],
-  });
-  // autocannon settles only at its next one-second tick after the last answer: the accepting ends
-  // with the last answer itself, and waiting for the events to be applied starts there.
-  let answered = 0;
-  let lastAnswer = 0;
-  const allAnswered = new Promise<void>((resolve) => {
-    run.on('response', () => {
-      lastAnswer = Date.now();
-      if (++answered === bodies.length) resolve();
-    });
-  });
-  await Promise.race([allAnswered, run]);
+  const onSent = (index: number) => {
+    if (index < o.rooms) firstJoinSentAt[index] = Date.now();
+  };
+  const { lastAnswer, rejected } =
+    o.rate > 0 ? await sendPaced(target, bodies, o.rate, onSent) : await sendAtFullSpeed(target, bodies, o.concurrency, onSent);
   const accepted = lastAnswer || Date.now();
   for (;;) {
     // EXISTS stops at the first unprocessed event: polling must not load the database it measures.
@@ -139,8 +214,6 @@ async function main(o: Options): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const done = Date.now();
-  const result = await run;
-  const rejected = result.non2xx + result.errors;
   const { rows } = await db.query<{ connections: number; closed: number; charges: number }>(
     `SELECT count(*)::int AS connections, count(left_at)::int AS closed,
             (SELECT count(*)::int FROM ledger_entries WHERE room_id = ANY($1) AND kind = 'charge') AS charges
