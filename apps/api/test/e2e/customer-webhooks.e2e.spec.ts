@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import { checkoutAndPay, startFullHarness, stripeWebhook, type FullHarness } from '../support/payments-harness';
@@ -173,6 +174,7 @@ describe('Customer webhooks', () => {
     // A manual retry sends it once more, with the same id.
     const retried = await h.t.http().post(`/v1/webhook-endpoints/${endpoint.id}/deliveries/${line.id}/retry`).set(org.auth);
     expect(retried.status).toBe(202);
+    expect(retried.body).toEqual(expect.objectContaining({ id: line.id, event_id: line.event_id, status: 'pending', attempts: 2 }));
     const third = (await r.waitFor((all) => all.length >= 3))[2];
     expect(third.headers['webhook-id']).toBe(first.headers['webhook-id']);
     await waitForLog(org, endpoint.id, (items) => items[0]?.attempts === 3 && items[0]?.status === 'delivered');
@@ -274,10 +276,13 @@ describe('Customer webhooks', () => {
     // Several retry intervals later, still nothing more.
     await new Promise((resolve) => setTimeout(resolve, RETRY_MS * 5));
     expect(failing.received).toHaveLength(sent);
-    const [{ status }] = (await h.t.db.query(`SELECT status FROM webhook_deliveries WHERE endpoint_id = $1`, [doomed.id])) as {
-      status: string;
-    }[];
+    const [{ id: doomedDelivery, status }] = (await h.t.db.query(`SELECT id, status FROM webhook_deliveries WHERE endpoint_id = $1`, [
+      doomed.id,
+    ])) as { id: string; status: string }[];
     expect(status).toBe('failed');
+    // A deleted endpoint's deliveries cannot be sent again.
+    const retried = await h.t.http().post(`/v1/webhook-endpoints/${doomed.id}/deliveries/${doomedDelivery}/retry`).set(org.auth);
+    expect([retried.status, retried.body.detail]).toEqual([404, 'Webhook endpoint not found.']);
     expect((await h.t.http().get(`/v1/webhook-endpoints/${doomed.id}/deliveries`).set(org.auth)).status).toBe(404);
     const list = await h.t.http().get('/v1/webhook-endpoints').set(org.auth);
     expect(list.body.items.map((e: { id: string }) => e.id)).not.toContain(doomed.id);
@@ -294,6 +299,8 @@ describe('Customer webhooks', () => {
     const base = `/v1/webhook-endpoints/${endpoint.id}`;
     expect((await h.t.http().get(`${base}/deliveries`).set(other.auth)).status).toBe(404);
     expect((await h.t.http().post(`${base}/deliveries/${line.id}/retry`).set(other.auth)).status).toBe(404);
+    const unknown = await h.t.http().post(`${base}/deliveries/${randomUUID()}/retry`).set(owner.auth);
+    expect([unknown.status, unknown.body.detail]).toEqual([404, 'Delivery not found.']);
     expect((await h.t.http().delete(base).set(other.auth)).status).toBe(404);
     expect((await h.t.http().get('/v1/webhook-endpoints').set(other.auth)).body.items).toEqual([]);
     const own = await h.t.http().get('/v1/webhook-endpoints').set(owner.auth);

@@ -13,11 +13,12 @@ import { endpointUrlIssue } from './endpoint-url';
 import { CUSTOMER_EVENT_TYPES } from './event-types';
 import type { CreatedWebhookEndpointView, CreateWebhookEndpointDto, DeliveryView, WebhookEndpointView } from './webhook-endpoint.dto';
 
-const ENDPOINT_COLUMNS = `id, url, coalesce(events, $EVENTS::text[]) AS events, description, true AS enabled, created_at`;
+/** The endpoint as answered; parameter `$eventsParam` holds every event type (what an endpoint with no list receives). */
+const endpointColumns = (eventsParam: number) =>
+  `id, url, coalesce(events, $${eventsParam}::text[]) AS events, description, true AS enabled, created_at`;
 const DELIVERY_COLUMNS = `d.id, ev.id AS event_id, ev.type AS event_type, d.status, d.attempts, d.last_status_code, d.last_error,
   d.next_attempt_at, d.delivered_at, d.created_at`;
 
-const endpointColumns = (param: number) => ENDPOINT_COLUMNS.replace('$EVENTS', `$${param}`);
 const NOT_FOUND = 'Webhook endpoint not found.';
 
 @Injectable()
@@ -79,20 +80,21 @@ export class WebhookEndpointsService {
 
   /** Sends the delivery again now: pending with one more attempt (a pending one keeps its schedule's). */
   async retry(actor: Actor, endpointId: string, deliveryId: string): Promise<DeliveryView> {
-    await this.assertEndpoint(actor, endpointId);
     const [rows] = (await this.dataSource.query(
-      `UPDATE webhook_deliveries SET next_attempt_at = now(),
-              max_attempts = GREATEST(CASE WHEN status = 'pending' THEN max_attempts ELSE 0 END, attempts + 1), status = 'pending'
-        WHERE id = $1 AND endpoint_id = $2 AND organization_id = $3 RETURNING id`,
+      `UPDATE webhook_deliveries d SET next_attempt_at = now(),
+              max_attempts = GREATEST(CASE WHEN d.status = 'pending' THEN d.max_attempts ELSE 0 END, d.attempts + 1), status = 'pending'
+         FROM webhook_endpoints w, webhook_events ev
+        WHERE d.id = $1 AND d.endpoint_id = $2 AND d.organization_id = $3
+          AND w.id = d.endpoint_id AND w.organization_id = $3 AND w.deleted_at IS NULL AND ev.seq = d.event_seq
+        RETURNING ${DELIVERY_COLUMNS}`,
       [deliveryId, endpointId, actor.organizationId],
-    )) as [unknown[], number];
-    if (rows.length === 0) throw ApiError.notFound('Delivery not found.');
+    )) as [DeliveryView[], number];
+    if (rows.length === 0) {
+      await this.assertEndpoint(actor, endpointId);
+      throw ApiError.notFound('Delivery not found.');
+    }
     await this.delivery.sendNow(endpointId);
-    const [view] = (await this.dataSource.query(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhook_events ev ON ev.seq = d.event_seq WHERE d.id = $1`,
-      [deliveryId],
-    )) as DeliveryView[];
-    return view;
+    return rows[0];
   }
 
   private async assertEndpoint(actor: Actor, endpointId: string): Promise<void> {

@@ -34,10 +34,11 @@ export class MetricsCollectors implements OnModuleInit {
       labelNames: ['queue', 'state'] as const,
       registers,
       collect: guard('queue depths', async function (this: Gauge<'queue' | 'state'>) {
-        for (const name of new Set([...API_CONSUMED_QUEUES, ...AGENT_CONSUMED_QUEUES])) {
-          const counts = await queues.queue(name).getJobCounts(...JOB_STATES);
-          for (const state of JOB_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
-        }
+        const names = [...new Set([...API_CONSUMED_QUEUES, ...AGENT_CONSUMED_QUEUES])];
+        const counts = await Promise.all(names.map((name) => queues.queue(name).getJobCounts(...JOB_STATES)));
+        names.forEach((name, i) => {
+          for (const state of JOB_STATES) this.set({ queue: name, state }, counts[i][state] ?? 0);
+        });
       }),
     });
     new Gauge({
