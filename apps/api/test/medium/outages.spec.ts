@@ -129,6 +129,15 @@ describe('outages of PostgreSQL and Redis, on a real API process', () => {
     db = null;
   }
 
+  /** Each answer is a 2xx, or a clear 503. */
+  function expectServedOrUnavailable(answers: Answer[]): void {
+    for (const answer of answers) {
+      if (answer.status !== 503)
+        expect({ what: answer.what, status: Math.floor(answer.status / 100) }).toEqual({ what: answer.what, status: 2 });
+      else expectServiceUnavailable(answer);
+    }
+  }
+
   function expectServiceUnavailable(answer: Answer, component?: string): void {
     expect({ what: answer.what, status: answer.status, retryAfter: answer.retryAfter }).toEqual({
       what: answer.what,
@@ -186,11 +195,7 @@ describe('outages of PostgreSQL and Redis, on a real API process', () => {
     ]);
     const ready = await call('ready', '/health/ready');
     report('Redis killed', [...during, ready]);
-    for (const answer of during) {
-      if (answer.status !== 503)
-        expect({ what: answer.what, status: Math.floor(answer.status / 100) }).toEqual({ what: answer.what, status: 2 });
-      else expectServiceUnavailable(answer);
-    }
+    expectServedOrUnavailable(during);
     expectServiceUnavailable(ready, 'redis');
     expect(ready.body.error).toEqual({ redis: { status: 'down', error: expect.any(String) } });
 
@@ -243,11 +248,7 @@ describe('outages of PostgreSQL and Redis, on a real API process', () => {
       redis.thaw();
     }
     report('Redis frozen (SIGSTOP)', [...during, ready]);
-    for (const answer of during) {
-      if (answer.status !== 503)
-        expect({ what: answer.what, status: Math.floor(answer.status / 100) }).toEqual({ what: answer.what, status: 2 });
-      else expectServiceUnavailable(answer);
-    }
+    expectServedOrUnavailable(during);
     expectServiceUnavailable(ready, 'redis');
 
     await waitUntilReady();

@@ -92,7 +92,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
     this.sweep();
   }
 
-  /** Before the queue workers close: a running endpoint job ends after its current batch, not when its backlog is empty. */
+  /** Before the queue workers close: a running endpoint job stops claiming and ends once its attempts in flight are recorded. */
   beforeApplicationShutdown(): void {
     this.stopped = true;
   }
@@ -164,10 +164,10 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
   }
 
   /**
-   * Keeps up to `endpointConcurrency` requests to the endpoint in flight until none is due: a
-   * sliding window, refilled with one claim whenever half of it has been answered, so neither the
-   * claims nor the recording of outcomes (which goes on beside the sending) stall it. One job per endpoint runs in this process at a time; a job
-   * that arrives while another runs only tells it to look again.
+   * Keeps up to `endpointConcurrency` requests to the endpoint in flight until none is due: a sliding
+   * window, refilled with one claim whenever half of it has been answered, so neither the claims nor
+   * the recording of outcomes (which goes on beside the sending) stall it. One job per endpoint runs
+   * in this process at a time; a job that arrives while another runs only tells it to look again.
    */
   private async deliverTo(endpointId: string): Promise<void> {
     const running = this.running.get(endpointId);
@@ -187,52 +187,45 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
   private async sendWindow(endpointId: string, state: { lookAgain: boolean }): Promise<void> {
     const limit = this.config.webhooks.endpointConcurrency;
     const refillAt = Math.floor(limit / 2);
-    /** Requests the endpoint has not answered yet: at most `limit`. */
-    const posting = new Set<Promise<void>>();
-    /** Answers not recorded yet (a room's next event waits for its predecessor's): at most `limit` more. */
-    const recording = new Set<Promise<void>>();
+    /** Requests the endpoint has not answered yet. */
+    let unanswered = 0;
+    /** Attempts whose outcome is not recorded yet, answered or not (a room's next event waits for its predecessor's record). */
+    const unrecorded = new Set<Promise<void>>();
     let failure: unknown = null;
     // Whether a claim may find more: after one that filled the window, a notification, or an
     // outcome recorded (which lets the next delivery of its room go).
     let mayFindMore = true;
     let seen = this.notified;
     let wake: () => void = () => undefined;
-    const track = (set: Set<Promise<void>>, work: Promise<void>, done: () => void) => {
-      const tracked: Promise<void> = work
-        .catch((error: unknown) => {
-          failure ??= error;
-        })
-        .finally(() => {
-          set.delete(tracked);
-          done();
-          wake();
-        });
-      set.add(tracked);
-    };
     try {
       while (!this.stopped && failure === null) {
-        if (mayFindMore && posting.size <= refillAt && recording.size < limit) {
+        if (mayFindMore && unanswered <= refillAt && unrecorded.size < limit) {
           seen = this.notified;
           state.lookAgain = false;
-          const wanted = limit - posting.size;
+          const wanted = limit - unanswered;
           const batch = await this.claim(endpointId, wanted);
           mayFindMore = batch.length === wanted || this.notified !== seen || state.lookAgain;
           for (const delivery of batch) {
-            const answer = this.post(delivery);
-            track(
-              posting,
-              answer.then(() => undefined),
-              () => undefined,
-            );
-            track(
-              recording,
-              answer.then((result) => this.recorder.submit({ endpointId, delivery, result })),
-              () => (mayFindMore = true),
-            );
+            unanswered++;
+            const attempt: Promise<void> = this.post(delivery)
+              .finally(() => {
+                unanswered--;
+                wake();
+              })
+              .then((result) => this.recorder.submit({ endpointId, delivery, result }))
+              .catch((error: unknown) => {
+                failure ??= error;
+              })
+              .finally(() => {
+                unrecorded.delete(attempt);
+                mayFindMore = true;
+                wake();
+              });
+            unrecorded.add(attempt);
           }
           if (batch.length > 0) continue;
         }
-        if (posting.size === 0 && recording.size === 0) {
+        if (unrecorded.size === 0) {
           if (!mayFindMore && this.notified === seen && !state.lookAgain) return;
           mayFindMore = true;
           continue;
@@ -240,7 +233,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
         await new Promise<void>((resolve) => (wake = resolve));
       }
     } finally {
-      await Promise.all([...posting, ...recording]);
+      await Promise.all(unrecorded);
     }
     if (failure !== null) throw failure;
   }

@@ -147,17 +147,18 @@ export class LiveKitEventProcessor {
       )) as { id: number; room_id: string; participant_sid: string }[];
       for (const row of existing) idOf.set(`${row.room_id} ${row.participant_sid}`, Number(row.id));
     }
-    await this.activateAll(
-      tx,
-      [...new Set(joins.map((j) => j.room))].map((room) => ({
-        room,
-        earliestJoin: new Date(Math.min(...joins.filter((j) => j.room === room).map((j) => j.participant.joinedAt.getTime()))),
-        newParticipants: inserted.filter((row) => row.room_id === room.id && row.kind !== 'translator').length,
-      })),
-    );
+    // By room: its earliest join, and the non-translator connections the joins opened.
+    const activations = new Map<string, Activation>();
+    for (const { room, participant } of joins) {
+      const activation = activations.get(room.id);
+      if (!activation) activations.set(room.id, { room, earliestJoin: participant.joinedAt, newParticipants: 0 });
+      else if (participant.joinedAt < activation.earliestJoin) activation.earliestJoin = participant.joinedAt;
+    }
+    for (const row of inserted) if (row.kind !== 'translator') activations.get(row.room_id)!.newParticipants++;
+    await this.activateAll(tx, [...activations.values()]);
     // After room.started (written by activateAll), as it happened.
     for (const row of inserted.filter((r) => r.kind === 'translator')) {
-      const room = joins.find((j) => j.room.id === row.room_id)!.room;
+      const { room } = activations.get(row.room_id)!;
       const data = { room_id: room.id, room_name: room.name, participant_identity: row.identity, joined_at: row.joined_at };
       await this.events.emit(tx, { organizationId: room.organization_id, type: 'translator.joined', roomId: room.id, data });
     }
@@ -190,11 +191,12 @@ export class LiveKitEventProcessor {
       change.room.status = 'active';
       await this.events.emit(tx, { organizationId: change.room.organization_id, type: 'room.started', roomId: change.room.id });
     }
+    const moves = changes.filter((c) => c.moves);
     await this.usage.roomStartsChanged(
       tx,
-      changes.filter((c) => c.moves).map((c) => ({ roomId: c.room.id, previous: c.previousStart, joinedParticipants: c.newParticipants })),
+      moves.map((c) => ({ roomId: c.room.id, previous: c.previousStart, joinedParticipants: c.newParticipants })),
     );
-    const moved = new Set(changes.filter((c) => c.moves).map((c) => c.room));
+    const moved = new Set(moves.map((c) => c.room));
     for (const { room, newParticipants } of activations) {
       if (moved.has(room) || newParticipants === 0) continue;
       await this.usage.addToRoom(
