@@ -7,13 +7,20 @@
 //      BENCH_ROUNDS     alternating API/baseline rounds the duration is split into (default 2)
 //      BENCH_CONNECTIONS  autocannon connections (default 50)
 //      BENCH_SKIP_BUILD=1  use the existing dist/ instead of running `npm run build`
-//      BENCH_ONLY       run only the scenarios whose name contains this ('hostile' for the hostile-body and
+//      BENCH_ONLY       run only the scenarios whose name contains this, or one of these comma-separated parts ('hostile' for the hostile-body and
 //                       webhook rows, 'webhooks' for the webhook rows alone)
+//      BENCH_COMPARE    a git ref (e.g. 08bd919): its production build runs beside this one on the same database
+//                       and each request row is measured for both builds and the baseline in alternating rounds,
+//                       printing new ÷ old (the worktree is kept under .data/bench-compare/ and reused)
+//      BENCH_PROFILE=1  instead of measuring, profile each request row's API CPU under the same load (V8's
+//                       sampling profiler, started and stopped by signal) and print where the time goes per
+//                       layer; the .cpuprofile files stay under .data/bench-profiles/
 //      BENCH_SCENARIOS  another module exporting SCENARIOS (default bench/scenarios.mjs)
 //      DATABASE_URL     server on which the bench database is created (its own database is not touched)
 //      REDIS_URL, DATABASE_POOL_SIZE (API and baseline pool size, default 20)
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import os from 'node:os';
@@ -22,6 +29,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensurePostgres, ensureRedis } from '../scripts/services.mjs';
 import { formatAttackRow, measureAttack } from './attack.mjs';
+import { formatProfileSummary, summarizeProfile } from './profile-summary.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist/apps/api/apps/api/src');
@@ -37,6 +45,8 @@ const STAGE_NAMES = {
   storedToApplied: 'stored → applied (room started, outbox row written)',
   appliedToDelivered: 'outbox row written → 2xx recorded',
 };
+/** BENCH_COMPARE's target: every request row keeps this share of the compared build's req/s. */
+const COMPARE_MIN_RATIO = 0.95;
 const DEFAULT_BASELINE = { method: 'GET', path: '/baseline/users/me' };
 
 function positive(name, fallback, zeroOk = false) {
@@ -54,9 +64,9 @@ const log = (message) => process.stderr.write(`bench: ${message}\n`);
 // ---------------------------------------------------------------------------------------------- processes
 
 /** Runs a command to completion; rejects with its output when it fails. */
-function run(command, args, env = process.env) {
+function run(command, args, env = process.env, cwd = ROOT) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -173,26 +183,25 @@ function target(baseUrl, options) {
 }
 
 /**
- * Measures the API and the baseline in ROUNDS alternating runs of DURATION/ROUNDS seconds each (after one discarded
- * warm-up run per server), so that drift in the machine's load hits both sides alike. req/s is requests over time
- * summed over the rounds; p50/p99 are the request-weighted means of the rounds' percentiles.
+ * Measures each side (the API and the baseline; with BENCH_COMPARE also the API of the other build) in ROUNDS
+ * alternating runs of DURATION/ROUNDS seconds each (after one discarded warm-up run per side), so that drift in the
+ * machine's load hits every side alike. req/s is requests over time summed over the rounds; p50/p99 are the
+ * request-weighted means of the rounds' percentiles.
  */
-async function measurePair(api, baseline) {
+async function measureSides(sides) {
   const seconds = DURATION / ROUNDS;
-  if (WARMUP > 0) {
-    await autocannonRun(baseline.target, WARMUP);
-    await autocannonRun(api.target, WARMUP);
-  }
-  const rounds = { api: [], baseline: [] };
+  const names = Object.keys(sides);
+  if (WARMUP > 0) for (const name of names) await autocannonRun(sides[name].target, WARMUP);
+  const rounds = Object.fromEntries(names.map((name) => [name, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    // alternate which side goes first, so neither always follows the other
-    const order = round % 2 === 0 ? ['baseline', 'api'] : ['api', 'baseline'];
-    for (const side of order) {
-      const spec = side === 'api' ? api : baseline;
-      rounds[side].push({ result: await autocannonRun(spec.target, seconds), expect: spec.expect });
+    // rotate which side goes first and reverse every other round, so no side always follows another
+    const rotated = names.map((_, i) => names[(i + round) % names.length]);
+    const order = round % 2 === 0 ? rotated : rotated.reverse();
+    for (const name of order) {
+      rounds[name].push({ result: await autocannonRun(sides[name].target, seconds), expect: sides[name].expect });
     }
   }
-  return { api: summarize(rounds.api), baseline: summarize(rounds.baseline) };
+  return Object.fromEntries(names.map((name) => [name, summarize(rounds[name])]));
 }
 
 function summarize(rounds) {
@@ -215,6 +224,32 @@ function summarize(rounds) {
     }
   }
   return { rps: total / seconds, p50: p50 / (total || 1), p99: p99 / (total || 1), total, errors, statusCodes };
+}
+
+/** Runs the row's load on the API with its CPU profiler on (bench/cpu-profile-preload.cjs) and summarizes the profile. */
+async function profileRow(api, profileDir, spec, name) {
+  const profilesBefore = new Set(readdirSync(profileDir));
+  const waitFor = async (test, what) => {
+    for (let i = 0; i < 200; i++) {
+      const found = readdirSync(profileDir).find(test);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`the API wrote no ${what}`);
+  };
+  if (WARMUP > 0) await autocannonRun(spec.target, WARMUP);
+  // the preload writes `<pid>.started` (the profile's number) once the profiler runs
+  const marker = path.join(profileDir, `${api.pid}.started`);
+  const markerBefore = existsSync(marker) ? readFileSync(marker, 'utf8') : null;
+  api.kill('SIGWINCH');
+  for (let i = 0; i < 200 && (!existsSync(marker) || readFileSync(marker, 'utf8') === markerBefore); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const result = await autocannonRun(spec.target, DURATION);
+  api.kill('SIGWINCH');
+  const file = await waitFor((f) => f.endsWith('.cpuprofile') && !profilesBefore.has(f), 'profile');
+  const summary = summarizeProfile(JSON.parse(readFileSync(path.join(profileDir, file), 'utf8')), result.requests.total);
+  return formatProfileSummary(`${name} (${(result.requests.total / result.duration).toFixed(0)} req/s while profiled)`, summary);
 }
 
 // ---------------------------------------------------------------------------------------------- table
@@ -260,6 +295,68 @@ function formatTable(rows) {
   return [render(header), rule, ...lines.map(render)].join('\n');
 }
 
+/** BENCH_COMPARE's table: each request row for the other build and this one, measured in the same rounds. */
+function formatCompareTable(rows, ref) {
+  const fmt = (value, digits = 0) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
+  const header = [
+    'scenario',
+    `${ref} req/s`,
+    'new req/s',
+    'new ÷ old',
+    `${ref} p50 / p99 ms`,
+    'new p50 / p99 ms',
+    'bare req/s',
+    'new ÷ bare',
+    'target',
+    'pass/fail',
+  ];
+  const lines = rows.map((row) => {
+    const vsOld = row.old ? row.api.rps / row.old.rps : NaN;
+    const target = [`new ÷ old ≥ ${COMPARE_MIN_RATIO}`, describeTarget(row.scenario.target)].filter((t) => t !== '—').join(', ');
+    let verdictText = verdict(row);
+    if (!row.error && (row.old?.errors ?? 0) > 0) verdictText = 'FAIL (errors)';
+    if (!row.error && vsOld < COMPARE_MIN_RATIO) verdictText = verdictText === 'pass' ? 'FAIL (new ÷ old)' : `${verdictText}, new ÷ old`;
+    return [
+      row.scenario.name,
+      fmt(row.old?.rps),
+      fmt(row.api?.rps),
+      fmt(vsOld, 2),
+      `${fmt(row.old?.p50)} / ${fmt(row.old?.p99)}`,
+      `${fmt(row.api?.p50)} / ${fmt(row.api?.p99)}`,
+      fmt(row.baseline?.rps),
+      fmt(row.ratio, 2),
+      target,
+      verdictText,
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i].length)));
+  const numeric = (i) => i >= 1 && i <= 7;
+  const cell = (text, i) => (numeric(i) ? text.padStart(widths[i]) : text.padEnd(widths[i]));
+  const render = (line) => `| ${line.map(cell).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (numeric(i) ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
+  return [render(header), rule, ...lines.map(render)].join('\n');
+}
+
+/**
+ * The production build of another git ref, in a worktree under .data/bench-compare/ (kept and reused):
+ * checked out, installed with its own lock file and built on first use.
+ */
+async function prepareComparedBuild(ref) {
+  const sha = (await run('git', ['rev-parse', '--verify', `${ref}^{commit}`])).trim();
+  const dir = path.join(ROOT, '.data/bench-compare', sha.slice(0, 12));
+  const dist = path.join(dir, 'dist/apps/api/apps/api/src');
+  if (!existsSync(path.join(dist, 'main.js'))) {
+    if (!existsSync(path.join(dir, 'package.json'))) {
+      log(`BENCH_COMPARE: git worktree add ${path.relative(ROOT, dir)} ${sha.slice(0, 12)}`);
+      await run('git', ['worktree', 'add', '--force', '--detach', dir, sha]);
+    }
+    log(`BENCH_COMPARE: npm ci && npm run build in ${path.relative(ROOT, dir)}`);
+    await run('npm', ['ci', '--no-audit', '--no-fund'], process.env, dir);
+    await run('npm', ['run', 'build'], process.env, dir);
+  }
+  return { ref, sha, dist };
+}
+
 // ---------------------------------------------------------------------------------------------- main
 
 /** The local speech pipeline's latency over recorded speech (bench/translator.ts), as a table row. */
@@ -293,9 +390,14 @@ async function main() {
     ? pathToFileURL(path.resolve(process.env.BENCH_SCENARIOS)).href
     : new URL('./scenarios.mjs', import.meta.url).href;
   const { SCENARIOS } = await import(scenarioModule);
+  const compareRef = process.env.BENCH_COMPARE || null;
   const webhooksOnly = process.env.BENCH_ONLY === 'webhooks';
-  const scenarios = SCENARIOS.filter((s) => !process.env.BENCH_ONLY || s.name.includes(process.env.BENCH_ONLY));
-  const runAttack = !webhooksOnly && (!process.env.BENCH_ONLY || 'hostile bodies'.includes(process.env.BENCH_ONLY));
+  const wanted = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+  const scenarios = SCENARIOS.filter((s) => wanted.length === 0 || wanted.some((part) => s.name.includes(part)));
+  // BENCH_COMPARE measures the request rows only; the hostile-body and webhook rows keep their own runs.
+  const profiling = process.env.BENCH_PROFILE === '1';
+  const runAttack =
+    !compareRef && !profiling && !webhooksOnly && (!process.env.BENCH_ONLY || 'hostile bodies'.includes(process.env.BENCH_ONLY));
   if (scenarios.length === 0 && !runAttack && !webhooksOnly) throw new Error(`No scenario matches BENCH_ONLY="${process.env.BENCH_ONLY}"`);
 
   const serverUrl = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
@@ -332,6 +434,7 @@ async function main() {
       log('npm run build');
       await run('npm', ['run', 'build']);
     }
+    const comparedBuild = compareRef ? await prepareComparedBuild(compareRef) : null;
 
     log(`creating database ${databaseName}`);
     const admin = new pg.Client({ connectionString: adminUrl });
@@ -403,7 +506,13 @@ async function main() {
     const apiPort = await freePort();
     // Deployed as in `npm run dev`: the API answers requests, a worker process applies queued events.
     const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const api = startChild('API', [...nodeArgs, path.join(DIST, 'main.js')], { ...env, PORT: String(apiPort), RUN_QUEUE_WORKERS: 'false' });
+    const profileDir = profiling ? path.join(ROOT, '.data/bench-profiles', String(stamp)) : null;
+    if (profileDir) mkdirSync(profileDir, { recursive: true });
+    const api = startChild(
+      'API',
+      [...(profileDir ? ['-r', path.join(ROOT, 'bench/cpu-profile-preload.cjs')] : []), ...nodeArgs, path.join(DIST, 'main.js')],
+      { ...env, PORT: String(apiPort), RUN_QUEUE_WORKERS: 'false', ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}) },
+    );
     const worker = startChild('worker', [...nodeArgs, path.join(DIST, 'worker.js')], env);
     const baselinePort = await freePort();
     const baseline = startChild('baseline', [path.join(ROOT, 'bench/baseline-server.mjs')], {
@@ -414,6 +523,24 @@ async function main() {
     const baseUrl = `http://127.0.0.1:${apiPort}`;
     const baselineUrl = `http://127.0.0.1:${baselinePort}`;
     await Promise.all([waitUntilLive(api, `${baseUrl}/health/live`), waitUntilLive(baseline, `${baselineUrl}/health/live`)]);
+    // The compared build serves the same database, organization and key: its migrations are a prefix of
+    // this build's, so it reads the very rows the scenarios create.
+    let compared = null;
+    if (comparedBuild) {
+      const oldPort = await freePort();
+      const oldApi = startChild(
+        `API ${comparedBuild.ref}`,
+        [
+          ...(profileDir ? ['-r', path.join(ROOT, 'bench/cpu-profile-preload.cjs')] : []),
+          ...nodeArgs,
+          path.join(comparedBuild.dist, 'main.js'),
+        ],
+        { ...env, PORT: String(oldPort), RUN_QUEUE_WORKERS: 'false', ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}) },
+      );
+      compared = { ...comparedBuild, child: oldApi, baseUrl: `http://127.0.0.1:${oldPort}` };
+      await waitUntilLive(oldApi, `${compared.baseUrl}/health/live`);
+      log(`API of ${comparedBuild.ref} (${comparedBuild.sha.slice(0, 12)}) on ${compared.baseUrl}`);
+    }
     log(
       `API on ${baseUrl}, baseline on ${baselineUrl}; ${DURATION}s each in ${ROUNDS} rounds after ${WARMUP}s warm-up, ${CONNECTIONS} connections`,
     );
@@ -449,22 +576,54 @@ async function main() {
         const baselineSpec = requestOptions({ ...DEFAULT_BASELINE, ...(scenario.baseline ?? {}), auth: false }, null);
         await makeFetchJson(baselineUrl, null)(baselineSpec.path, { ...baselineSpec, auth: false, expect: 200 });
         log(`measuring ${scenario.name} against baseline ${baselineSpec.method} ${baselineSpec.path}`);
-        Object.assign(
-          row,
-          await measurePair(
-            { target: target(baseUrl, options), expect: expectStatus },
-            { target: target(baselineUrl, baselineSpec), expect: 200 },
-          ),
-        );
+        if (profileDir) {
+          log(`profiling ${scenario.name}`);
+          row.profile = await profileRow(api, profileDir, { target: target(baseUrl, options) }, scenario.name);
+          if (compared) {
+            const old = await profileRow(
+              compared.child,
+              profileDir,
+              { target: target(compared.baseUrl, options) },
+              `${scenario.name}, ${compared.ref}`,
+            );
+            row.profile += old;
+          }
+          continue;
+        }
+        const sides = {
+          baseline: { target: target(baselineUrl, baselineSpec), expect: 200 },
+          api: { target: target(baseUrl, options), expect: expectStatus },
+        };
+        if (compared) {
+          await makeFetchJson(compared.baseUrl, apiKey)(options.path, { ...options, auth: false, expect: expectStatus });
+          sides.old = { target: target(compared.baseUrl, options), expect: expectStatus };
+        }
+        Object.assign(row, await measureSides(sides));
         row.ratio = row.api.rps / row.baseline.rps;
         if (row.api.errors > 0) log(`${scenario.name}: ${row.api.errors} errors, status codes ${JSON.stringify(row.api.statusCodes)}`);
       } catch (error) {
         row.error = error;
         log(`${scenario.name} failed: ${error.message}`);
       }
-      for (const child of [api, worker, baseline]) {
+      for (const child of [api, worker, baseline, ...(compared ? [compared.child] : [])]) {
         if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${child.label} died:\n${child.output()}`);
       }
+    }
+
+    if (profileDir) {
+      process.stdout.write(`\nCPU profiles of the API (${DURATION}s of load per row, ${CONNECTIONS} connections), in ${profileDir}\n\n`);
+      for (const row of rows) process.stdout.write(row.profile ?? `#### ${row.scenario.name}: ${row.error?.message}\n\n`);
+      return rows.some((row) => row.error) ? 1 : 0;
+    }
+    if (compared) {
+      const cpus = os.cpus();
+      process.stdout.write(
+        `\n${new Date().toISOString()}  node ${process.version}  ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}  ` +
+          `new = this checkout, old = ${compared.ref} (${compared.sha.slice(0, 12)}); ` +
+          `${DURATION}s per side in ${ROUNDS} rotating rounds (warm-up ${WARMUP}s), ${CONNECTIONS} connections, pool ${POOL_SIZE}\n\n` +
+          `${formatCompareTable(rows, compared.ref)}\n\n`,
+      );
+      return rows.some((row) => row.error) ? 1 : 0;
     }
 
     let attack = null;

@@ -42,13 +42,13 @@ export const SCENARIOS = [
     name: 'GET /v1/users/me (API key)',
     method: 'GET',
     path: '/v1/users/me',
-    target: { ratio: 0.6 },
+    target: { ratio: 1.2 },
   },
   {
     name: 'POST /v1/rooms/{room_name}/token',
     method: 'POST',
     expect: 201,
-    target: { ratio: 0.5 },
+    target: { ratio: 0.6 },
     setup: async (ctx) => {
       const room = await ctx.fetchJson('/v1/rooms', {
         method: 'POST',
@@ -62,7 +62,7 @@ export const SCENARIOS = [
     name: 'GET /v1/invites/{invite_code}',
     method: 'GET',
     auth: false,
-    target: { ratio: 0.5 },
+    target: { ratio: 0.7 },
     setup: async (ctx) => {
       const room = await ctx.fetchJson('/v1/rooms', { method: 'POST', body: { room_name: 'bench-invite-room' }, expect: 201 });
       const invite = await ctx.fetchJson(`/v1/rooms/${room.body.id}/invites`, {
@@ -108,6 +108,6 @@ export const SCENARIOS = [
     name: 'GET /v1/billing/credit',
     method: 'GET',
     path: '/v1/billing/credit',
-    target: { ratio: 0.6 },
+    target: { ratio: 0.8 },
   },
 ];
