@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createOrganization, createTeammate } from '../support/factories';
 import { createRoom, events, startRoomsHarness, webhook, type RoomsHarness } from '../support/rooms-harness';
 import { startTestApp, startTestAppOn, type TestApp } from '../support/test-app';
+import { blockSizeFor } from '../../src/common/rate-limiting/rate-limits';
 
 const LIMITS = {
   RATE_LIMIT_WINDOW_SECONDS: '60',
@@ -109,6 +110,64 @@ describe('rate limits', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('a budget reserved in blocks by two API processes', () => {
+  const QUOTA = 200;
+  const BLOCK = blockSizeFor(QUOTA);
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    const env = { RATE_LIMIT_WINDOW_SECONDS: '60', RATE_LIMIT_PER_CREDENTIAL: String(QUOTA) };
+    a = await startTestApp(env);
+    b = await startTestAppOn(a.config.databaseUrl, { ...env, QUEUE_PREFIX: a.config.queuePrefix });
+  });
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+  });
+
+  const remainingOf = (res: { headers: Record<string, string> }) => Number(/;r=(\d+);/.exec(res.headers.ratelimit)?.[1]);
+
+  it('counts every request exactly in one process, across block boundaries', async () => {
+    expect(BLOCK).toBeGreaterThan(1);
+    const org = await createOrganization(a);
+    for (let i = 0; i < 2 * BLOCK + 1; i++) {
+      const res = await a.http().get('/v1/users/me').set(org.auth);
+      expect(res.status).toBe(200);
+      expect(res.headers['ratelimit-policy']).toBe(`"credential";q=${QUOTA};w=60`);
+      expect(remainingOf(res)).toBe(QUOTA - 1 - i);
+    }
+  });
+
+  it('admits between quota − (block − 1) and quota requests to bursts spanning blocks in both, then refuses in both', async () => {
+    const org = await createOrganization(a);
+    const answers: { status: number; headers: Record<string, string> }[] = [];
+    const refusing = new Set<TestApp>();
+    while (refusing.size < 2 && answers.length < 3 * QUOTA) {
+      for (const app of [a, b]) {
+        // more concurrent requests than one block holds: the burst needs a second reservation
+        const burst = await Promise.all(Array.from({ length: BLOCK + 2 }, () => app.http().get('/v1/users/me').set(org.auth)));
+        answers.push(...burst);
+        if (burst.some((res) => res.status === 429)) refusing.add(app);
+      }
+    }
+    const admitted = answers.filter((res) => res.status === 200);
+    expect(admitted.length).toBeLessThanOrEqual(QUOTA);
+    expect(admitted.length).toBeGreaterThanOrEqual(QUOTA - (BLOCK - 1));
+    for (const res of admitted) expect(remainingOf(res)).toBeLessThan(QUOTA);
+    for (const res of answers.filter((r) => r.status !== 200)) {
+      expect(res.status).toBe(429);
+      expect(res.headers.ratelimit).toMatch(/^"credential";r=0;t=\d+$/);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+    }
+    // Once spent, the key is refused by each process, from memory or from Redis.
+    for (const app of [a, b, a, b]) expect((await app.http().get('/v1/users/me').set(org.auth)).status).toBe(429);
+    // Another key of the same organization is not.
+    const mate = await createTeammate(a, org);
+    expect((await b.http().get('/v1/users/me').set(mate.auth)).status).toBe(200);
   });
 });
 

@@ -21,6 +21,8 @@ interface KeyRow {
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** Keyed hashes of recently presented keys; past this many, the memory starts over. */
+const MAX_REMEMBERED_HASHES = 10_000;
 
 const AUTH_QUERY = `SELECT k.key_hash, k.id AS api_key_id, k.last_used_at, u.organization_id, u.id AS user_id, u.email,
        u.first_name, u.last_name, u.image_url, u.created_at AS user_created_at
@@ -44,6 +46,12 @@ export class ApiKeyAuthenticator {
     { maxBatch: 100, parallel: 1 },
   );
 
+  /**
+   * The keyed hash of a secret never changes: a client presenting its key on every request costs one
+   * HMAC, not one per request. Only the hash decides; the key is still looked up on every request.
+   */
+  private readonly hashes = new Map<string, string>();
+
   constructor(
     private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -51,8 +59,7 @@ export class ApiKeyAuthenticator {
 
   /** One indexed lookup by the keyed hash; null for an unknown or revoked key. */
   async authenticate(secret: string): Promise<Actor | null> {
-    const hash = hashApiKeySecret(secret, this.config.apiKeyPepper);
-    const row = await this.keys.load(hash.toString('hex'));
+    const row = await this.keys.load(this.hashOf(secret));
     if (!row) return null;
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
       await this.touch(row.api_key_id);
@@ -67,6 +74,16 @@ export class ApiKeyAuthenticator {
       userCreatedAt: row.user_created_at,
       apiKeyId: row.api_key_id,
     };
+  }
+
+  private hashOf(secret: string): string {
+    let hash = this.hashes.get(secret);
+    if (hash === undefined) {
+      hash = hashApiKeySecret(secret, this.config.apiKeyPepper).toString('hex');
+      if (this.hashes.size >= MAX_REMEMBERED_HASHES) this.hashes.clear();
+      this.hashes.set(secret, hash);
+    }
+    return hash;
   }
 
   /** At most one write a minute per key; the condition keeps concurrent requests from all writing. */

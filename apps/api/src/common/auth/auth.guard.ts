@@ -13,12 +13,24 @@ import { SessionAuthenticator } from './session-authenticator';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** How a route is guarded; decorators never change after start, so it is read once per handler. */
+interface RouteAccess {
+  isPublic: boolean;
+  rateLimited: boolean;
+}
+
+const setHeaders = (response: Response, headers: Record<string, string>) => {
+  for (const name in headers) response.setHeader(name, headers[name]);
+};
+
 /**
  * Bearer authentication on every route not marked @Public(), and the request budgets: per credential
  * once authenticated, per client address on public routes and for failed authentications.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  private readonly access = new WeakMap<object, RouteAccess>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeyAuthenticator,
@@ -31,10 +43,9 @@ export class AuthGuard implements CanActivate {
     const response = context.switchToHttp().getResponse<Response>();
     rememberRoute(request, context);
     const address = request.ip ?? 'unknown';
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) {
-      if (!this.reflector.getAllAndOverride<boolean>(NOT_RATE_LIMITED, [context.getHandler(), context.getClass()])) {
-        response.setHeaders(new Map(Object.entries(await this.limits.spend('address', address))));
-      }
+    const access = this.accessOf(context);
+    if (access.isPublic) {
+      if (access.rateLimited) setHeaders(response, await this.limits.spend('address', address));
       return true;
     }
     this.limits.refuseBlockedAddress(address);
@@ -50,8 +61,22 @@ export class AuthGuard implements CanActivate {
     }
     request.actor = actor;
     const credential = actor.apiKeyId !== null ? `key:${actor.apiKeyId}` : `user:${actor.userId}`;
-    response.setHeaders(new Map(Object.entries(await this.limits.spend('credential', credential))));
+    setHeaders(response, await this.limits.spend('credential', credential));
     return true;
+  }
+
+  private accessOf(context: ExecutionContext): RouteAccess {
+    const handler = context.getHandler();
+    let access = this.access.get(handler);
+    if (!access) {
+      const targets = [handler, context.getClass()];
+      access = {
+        isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
+        rateLimited: this.reflector.getAllAndOverride<boolean>(NOT_RATE_LIMITED, targets) !== true,
+      };
+      this.access.set(handler, access);
+    }
+    return access;
   }
 
   private async authenticate(header: string | undefined): Promise<Actor> {

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { AppConfig } from '../../config/app-config';
@@ -29,29 +29,26 @@ export function loggableUrl(url: string): string {
 }
 
 /**
- * Gives every request an id (a safe incoming X-Request-Id, or a new UUID), echoes it in
- * X-Request-Id, and writes one JSON line per request carrying it. No async context is kept per
- * request: it costs every promise of the request, and the lines that need the id (this one and the
- * error filter's) have the request at hand.
+ * Gives the request an id (a safe incoming X-Request-Id, or a new UUID) and echoes it in X-Request-Id.
+ * No async context is kept per request: it costs every promise of the request, and the lines that
+ * need the id (the request's own line and the error filter's) have the request at hand.
  */
-export function requestLogging(logger: Logger) {
-  return (request: Request, response: Response, next: NextFunction): void => {
-    const incoming = request.headers['x-request-id'];
-    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    request.id = id;
-    response.setHeader('X-Request-Id', id);
-    if (logger.isLevelEnabled('info')) {
-      const started = process.hrtime.bigint();
-      response.once('finish', () => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        logger.info(
-          { requestId: id, method: request.method, url: loggableUrl(request.originalUrl), status: response.statusCode, ms },
-          'request',
-        );
-      });
-    }
-    next();
-  };
+export function tagRequest(request: Request, response: Response): string {
+  const incoming = request.headers['x-request-id'];
+  const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  request.id = id;
+  response.setHeader('X-Request-Id', id);
+  return id;
+}
+
+/** The one JSON line written per answered request, when the level shows info. */
+export function requestLogLine(logger: Logger): ((request: Request, response: Response, ms: number) => void) | null {
+  if (!logger.isLevelEnabled('info')) return null;
+  return (request, response, ms) =>
+    logger.info(
+      { requestId: request.id, method: request.method, url: loggableUrl(request.originalUrl), status: response.statusCode, ms },
+      'request',
+    );
 }
 
 /** Nest's start-up detail (one line per module and per route): debug, so a start prints a few lines, not a hundred. */

@@ -20,15 +20,43 @@ const LOG_EVERY_MS = 60_000;
 const resetSecondsOf = (msBeforeNext: number) => Math.max(1, Math.ceil(msBeforeNext / 1000));
 const REDIS_TIMEOUT_MS = 250;
 
+/** What one process holds of a budget key in the current window. */
+interface Reservation {
+  /** When the shared window (the Redis key) ends, by this process's clock. */
+  windowEndsAt: number;
+  /** Points reserved in Redis by this process and not spent yet. */
+  unspent: number;
+  /** What the shared budget had left after this process's last reservation (other processes' spends since are not seen). */
+  sharedRemaining: number;
+  /** The last reservation found the budget spent: once `unspent` is gone, refuse until the window ends. */
+  exhausted: boolean;
+}
+
+/** Most points one process reserves at a time, and the share of the quota a block may take. */
+const MAX_BLOCK = 50;
+const BLOCK_SHARE = 40;
+/** Keys kept in memory at most; past this, ended windows are dropped (and all of them if that is not enough). */
+const MAX_RESERVATIONS = 10_000;
+
+/** How many points a process reserves at once for a budget of `quota` a window (docs/decisions.md, "Rate limits"). */
+export const blockSizeFor = (quota: number) => Math.min(MAX_BLOCK, Math.max(1, Math.floor(quota / BLOCK_SHARE)));
+
 /**
- * Request budgets held in Redis (shared by every API process) through rate-limiter-flexible. Redis
- * trouble never refuses a request: the limiter fails open, with a log line at most once a minute.
+ * Request budgets held in Redis (shared by every API process) through rate-limiter-flexible. A process
+ * reserves a budget's points in blocks (one Redis round trip per block, concurrent requests of a key
+ * wait for the same one) and spends them from memory, so most requests make no Redis call. With P
+ * processes serving one key, between quota − (P − 1) × (block − 1) and quota requests are admitted in
+ * a window, never more. Redis trouble never refuses a request: the limiter fails open, with a log line
+ * at most once a minute.
  */
 @Injectable()
 export class RateLimits implements OnModuleDestroy {
   private readonly logger = new Logger('RateLimits');
   private readonly redis: Redis | null;
   private readonly limiters: Record<Budget, RateLimiterRedis> | null;
+  private readonly reservations = new Map<string, Reservation>();
+  /** The reservation in flight per key: the requests that find no points left wait for it together. */
+  private readonly reserving = new Map<string, Promise<boolean>>();
   /** Addresses over their failed-authentication budget, until when: checked before any credential lookup. */
   private readonly blockedAddresses = new Map<string, number>();
   private lastFailureLog = 0;
@@ -50,8 +78,6 @@ export class RateLimits implements OnModuleDestroy {
         keyPrefix: `${config.queuePrefix}:rl:${budget}`,
         points,
         duration: limits.windowSeconds,
-        // Once over, a key is refused from memory until its window ends: no Redis call per refused request.
-        inMemoryBlockOnConsumed: points + 1,
         rejectIfRedisNotReady: true,
       });
     this.limiters = {
@@ -102,14 +128,59 @@ export class RateLimits implements OnModuleDestroy {
   /** The decision of the shared budget; null when limits are off or Redis did not answer (fail open). */
   private async consume(budget: Budget, key: string): Promise<RateDecision | null> {
     if (!this.limiters) return null;
-    try {
-      const res = await this.limiters[budget].consume(key);
-      return { allowed: true, remaining: res.remainingPoints, msBeforeNext: res.msBeforeNext };
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return { allowed: false, remaining: 0, msBeforeNext: rejection.msBeforeNext };
-      this.logFailure(rejection);
-      return null;
+    const slot = `${budget}:${key}`;
+    for (;;) {
+      const held = this.reservations.get(slot);
+      const now = Date.now();
+      if (held && held.windowEndsAt > now) {
+        if (held.unspent > 0) {
+          held.unspent--;
+          return { allowed: true, remaining: held.sharedRemaining + held.unspent, msBeforeNext: held.windowEndsAt - now };
+        }
+        if (held.exhausted) return { allowed: false, remaining: 0, msBeforeNext: held.windowEndsAt - now };
+      }
+      let reservation = this.reserving.get(slot);
+      if (!reservation) {
+        reservation = this.reserve(budget, key, slot).finally(() => this.reserving.delete(slot));
+        this.reserving.set(slot, reservation);
+      }
+      // Each reservation either brings points or marks the budget spent, so this loop ends.
+      if (!(await reservation)) return null;
     }
+  }
+
+  /** Takes a block of points from the shared budget; false when Redis did not answer. */
+  private async reserve(budget: Budget, key: string, slot: string): Promise<boolean> {
+    const quota = this.quota(budget);
+    const block = blockSizeFor(quota);
+    try {
+      const res = await this.limiters![budget].consume(key, block);
+      this.hold(slot, {
+        windowEndsAt: Date.now() + res.msBeforeNext,
+        unspent: block,
+        sharedRemaining: res.remainingPoints,
+        exhausted: false,
+      });
+      return true;
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) {
+        this.logFailure(rejection);
+        return false;
+      }
+      // The block went past the quota: what was left before it is this process's, then the key is spent.
+      const granted = Math.max(0, quota - (rejection.consumedPoints - block));
+      this.hold(slot, { windowEndsAt: Date.now() + rejection.msBeforeNext, unspent: granted, sharedRemaining: 0, exhausted: true });
+      return true;
+    }
+  }
+
+  private hold(slot: string, reservation: Reservation): void {
+    if (this.reservations.size >= MAX_RESERVATIONS && !this.reservations.has(slot)) {
+      const now = Date.now();
+      for (const [held, { windowEndsAt }] of this.reservations) if (windowEndsAt <= now) this.reservations.delete(held);
+      if (this.reservations.size >= MAX_RESERVATIONS) this.reservations.clear();
+    }
+    this.reservations.set(slot, reservation);
   }
 
   private quota(budget: Budget): number {

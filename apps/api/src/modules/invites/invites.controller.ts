@@ -7,7 +7,7 @@ import { InviteJoinDto, JoinTokenView } from '../rooms/join-token.dto';
 import { RoomIdParams } from '../rooms/room.dto';
 import { InviteCodeParams, InvitePreviewView, MintedInviteView, MintInviteDto } from './invite.dto';
 import { InvitesService } from './invites.service';
-import { VerifiedInviteCode } from './verified-invite-code.guard';
+import { VerifiedInviteCode, VerifiedInviteHash } from './verified-invite-code.guard';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('invites')
@@ -56,8 +56,8 @@ export class InvitesController {
   })
   @ApiOkResponse({ type: InvitePreviewView })
   @ApiErrors(422, 404, 410)
-  preview(@Param() params: InviteCodeParams) {
-    return this.invites.preview(params.invite_code);
+  preview(@Param() _params: InviteCodeParams, @VerifiedInviteHash() codeHash: Buffer) {
+    return this.invites.preview(codeHash);
   }
 
   @Public()
@@ -71,7 +71,7 @@ export class InvitesController {
   })
   @ApiCreatedResponse({ type: JoinTokenView, description: 'A guest join token; one use of the link is spent' })
   @ApiErrors(422, 404, 409, 410)
-  join(@Param() params: InviteCodeParams, @Body() body: InviteJoinDto) {
-    return this.invites.join(params.invite_code, body);
+  join(@Param() _params: InviteCodeParams, @VerifiedInviteHash() codeHash: Buffer, @Body() body: InviteJoinDto) {
+    return this.invites.join(codeHash, body);
   }
 }

@@ -50,10 +50,8 @@ export class InvitesService {
     await this.dataSource.query(`DELETE FROM invites WHERE room_id = $1 AND organization_id = $2`, [roomId, actor.organizationId]);
   }
 
-  /** One query: the link, its room, and the languages the room holds right now. */
-  async preview(code: string): Promise<InvitePreviewView> {
-    const hash = this.codes.verify(code);
-    if (!hash) throw ApiError.notFound(UNKNOWN);
+  /** One query: the link (by the stored hash of its verified code), its room, and the languages the room holds right now. */
+  async preview(hash: Buffer): Promise<InvitePreviewView> {
     const [invite] = await preparedQuery<Omit<InviteRow, 'id' | 'room_id'> & { held: string[] }>(
       this.dataSource,
       'invite_preview',
@@ -73,14 +71,12 @@ export class InvitesService {
   }
 
   /** One use is spent only by a join that succeeds, under the room's lock: N racing joins on k uses give min(N, k). */
-  async join(code: string, request: { languages: string[]; name?: string }): Promise<JoinTokenView> {
-    const hash = this.codes.verify(code);
-    if (!hash) throw ApiError.notFound(UNKNOWN);
+  async join(hash: Buffer, request: { languages: string[]; name?: string }): Promise<JoinTokenView> {
     const guest = { languages: request.languages, name: request.name, kind: 'guest' as const };
     const admitted = await this.dataSource.transaction(async (tx) => {
-      const found = await this.find(tx, code, false);
+      const found = await this.find(tx, hash, false);
       const room = await this.tokens.lockAdmissions(tx, found.room_id);
-      const invite = await this.find(tx, code, true);
+      const invite = await this.find(tx, hash, true);
       assertInviteUsable(this.facts(invite));
       if (!room) throw new Error('a usable invite belongs to a live room');
       const admission = await this.tokens.admit(tx, room, guest);
@@ -90,9 +86,7 @@ export class InvitesService {
     return this.tokens.sign(admitted, guest);
   }
 
-  private async find(tx: EntityManager, code: string, lock: boolean): Promise<InviteRow> {
-    const hash = this.codes.verify(code);
-    if (!hash) throw ApiError.notFound(UNKNOWN);
+  private async find(tx: EntityManager, hash: Buffer, lock: boolean): Promise<InviteRow> {
     const [invite] = (await tx.query(
       `SELECT i.id, i.room_id, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode
          FROM invites i JOIN rooms r ON r.id = i.room_id WHERE i.code_hash = $1 ${lock ? 'FOR UPDATE OF i' : ''}`,

@@ -1,0 +1,28 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { requestLogLine, tagRequest } from '../logging/request-logging';
+import { securityHeaders } from './browser-access';
+import type { Metrics } from '../../modules/metrics/metrics';
+import { httpMetrics } from '../../modules/metrics/http-metrics';
+
+/**
+ * What every request gets before routing, in one Express layer (each layer is a pass of the router):
+ * its id, helmet's security headers, and one listener for its end that records the HTTP metrics and
+ * writes its log line.
+ */
+export function requestEnvelope(logger: Logger, metrics: Metrics): RequestHandler {
+  const headers = securityHeaders();
+  const record = httpMetrics(metrics);
+  const logLine = requestLogLine(logger);
+  return (request, response, next) => {
+    const started = process.hrtime.bigint();
+    tagRequest(request, response);
+    for (const [name, value] of headers) response.setHeader(name, value);
+    response.once('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      record(request, response, ms);
+      logLine?.(request, response, ms);
+    });
+    next();
+  };
+}
