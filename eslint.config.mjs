@@ -11,6 +11,7 @@ export default tseslint.config(
       '.scratch/**',
       '**/*.js',
       '**/*.mjs',
+      '**/*.cjs',
       'apps/api/test/typed-client/**',
     ],
   },
