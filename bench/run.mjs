@@ -198,10 +198,25 @@ async function measureSides(sides) {
     const rotated = names.map((_, i) => names[(i + round) % names.length]);
     const order = round % 2 === 0 ? rotated : rotated.reverse();
     for (const name of order) {
-      rounds[name].push({ result: await autocannonRun(sides[name].target, seconds), expect: sides[name].expect });
+      const cpuBefore = cpuSecondsOf(sides[name].pid);
+      const result = await autocannonRun(sides[name].target, seconds);
+      const cpu = cpuBefore === null ? null : cpuSecondsOf(sides[name].pid) - cpuBefore;
+      rounds[name].push({ result, cpu, expect: sides[name].expect });
     }
   }
   return Object.fromEntries(names.map((name) => [name, summarize(rounds[name])]));
+}
+
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+/** CPU seconds (user + system) a process has used so far, from /proc; null where there is none. */
+function cpuSecondsOf(pid) {
+  if (pid === undefined) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime, stime (fields 14 and 15)
+  } catch {
+    return null;
+  }
 }
 
 function summarize(rounds) {
@@ -210,8 +225,10 @@ function summarize(rounds) {
   let p50 = 0;
   let p99 = 0;
   let errors = 0;
+  let cpu = 0;
   const statusCodes = {};
-  for (const { result, expect } of rounds) {
+  for (const { result, expect, cpu: roundCpu } of rounds) {
+    cpu = cpu === null || roundCpu === null || roundCpu === undefined ? null : cpu + roundCpu;
     const count = result.requests.total;
     total += count;
     seconds += result.duration;
@@ -223,7 +240,8 @@ function summarize(rounds) {
       if (Number(code) !== expect) errors += n;
     }
   }
-  return { rps: total / seconds, p50: p50 / (total || 1), p99: p99 / (total || 1), total, errors, statusCodes };
+  const cpuUsPerRequest = cpu === null ? undefined : (cpu * 1e6) / (total || 1);
+  return { rps: total / seconds, p50: p50 / (total || 1), p99: p99 / (total || 1), total, errors, statusCodes, cpuUsPerRequest };
 }
 
 /** Runs the row's load on the API with its CPU profiler on (bench/cpu-profile-preload.cjs) and summarizes the profile. */
@@ -305,6 +323,7 @@ function formatCompareTable(rows, ref) {
     'new ÷ old',
     `${ref} p50 / p99 ms`,
     'new p50 / p99 ms',
+    `API CPU µs/req ${ref} / new`,
     'bare req/s',
     'new ÷ bare',
     'target',
@@ -323,6 +342,7 @@ function formatCompareTable(rows, ref) {
       fmt(vsOld, 2),
       `${fmt(row.old?.p50)} / ${fmt(row.old?.p99)}`,
       `${fmt(row.api?.p50)} / ${fmt(row.api?.p99)}`,
+      `${fmt(row.old?.cpuUsPerRequest)} / ${fmt(row.api?.cpuUsPerRequest)}`,
       fmt(row.baseline?.rps),
       fmt(row.ratio, 2),
       target,
@@ -330,7 +350,7 @@ function formatCompareTable(rows, ref) {
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i].length)));
-  const numeric = (i) => i >= 1 && i <= 7;
+  const numeric = (i) => i >= 1 && i <= 8;
   const cell = (text, i) => (numeric(i) ? text.padStart(widths[i]) : text.padEnd(widths[i]));
   const render = (line) => `| ${line.map(cell).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (numeric(i) ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
@@ -592,11 +612,11 @@ async function main() {
         }
         const sides = {
           baseline: { target: target(baselineUrl, baselineSpec), expect: 200 },
-          api: { target: target(baseUrl, options), expect: expectStatus },
+          api: { target: target(baseUrl, options), expect: expectStatus, pid: api.pid },
         };
         if (compared) {
           await makeFetchJson(compared.baseUrl, apiKey)(options.path, { ...options, auth: false, expect: expectStatus });
-          sides.old = { target: target(compared.baseUrl, options), expect: expectStatus };
+          sides.old = { target: target(compared.baseUrl, options), expect: expectStatus, pid: compared.child.pid };
         }
         Object.assign(row, await measureSides(sides));
         row.ratio = row.api.rps / row.baseline.rps;

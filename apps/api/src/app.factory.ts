@@ -13,11 +13,12 @@ import { Metrics } from './modules/metrics/metrics';
 import { readBodies } from './common/http/body-parsers';
 import { allowBrowsers } from './common/http/browser-access';
 import { requestEnvelope } from './common/http/request-envelope';
+import { JsonReplyAdapter } from './common/http/json-reply';
 
 /** Builds the configured application; main.ts and the tests share it. */
 export async function createApp(config: AppConfig, logDestination?: DestinationStream): Promise<INestApplication> {
   const logger = createRootLogger(config, logDestination);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new JsonReplyAdapter(), {
     logger: new JsonLogger(logger),
     bodyParser: false, // read below (readBodies), with our limits, keeping the raw bytes for webhook signatures
   });

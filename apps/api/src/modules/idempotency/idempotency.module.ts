@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotencyGuard } from './idempotency.guard';
 import { IdempotencyStore } from './idempotency-store';
 
 @Global()
-@Module({ providers: [IdempotencyStore, IdempotencyInterceptor], exports: [IdempotencyStore, IdempotencyInterceptor] })
+@Module({ providers: [IdempotencyStore, IdempotencyGuard], exports: [IdempotencyStore, IdempotencyGuard] })
 export class IdempotencyModule {}

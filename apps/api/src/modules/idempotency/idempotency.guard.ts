@@ -1,6 +1,5 @@
-import { Injectable, Logger, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Injectable, Logger, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Response } from 'express';
-import type { Observable } from 'rxjs';
 import type { AuthenticatedRequest } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import { ReplayedAnswer } from '../../common/errors/replayed-answer';
@@ -12,17 +11,20 @@ import { IdempotencyStore } from './idempotency-store';
 /**
  * `Idempotency-Key` on a POST (after authentication, which scopes the key to the organization): the
  * first request runs and its answer is stored before it is sent; a repeat gets that answer again.
+ * A guard rather than an interceptor: it needs nothing of the handler's result (the answer is taken
+ * from the response), and a route with an interceptor runs every request through an rxjs pipeline,
+ * which a request without the header would pay for nothing.
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor {
-  private readonly logger = new Logger(IdempotencyInterceptor.name);
+export class IdempotencyGuard implements CanActivate {
+  private readonly logger = new Logger(IdempotencyGuard.name);
 
   constructor(private readonly store: IdempotencyStore) {}
 
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const key = request.headers[IDEMPOTENCY_HEADER];
-    if (key === undefined || !request.actor) return next.handle();
+    if (key === undefined || !request.actor) return true;
     const value = Array.isArray(key) ? key.join(', ') : key;
     const issue = keyIssue(value);
     if (issue) throw new RequestValidationError([issue, ...(everyInputIssue(request) ?? [])], true);
@@ -37,7 +39,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         throw new ReplayedAnswer(claim.statusCode, claim.contentType, claim.body);
       case 'run':
         this.rememberAnswer(context.switchToHttp().getResponse<Response>(), organizationId, value);
-        return next.handle();
+        return true;
     }
   }
 

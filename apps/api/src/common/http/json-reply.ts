@@ -1,0 +1,42 @@
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { Response } from 'express';
+
+/** Statuses whose answers carry no body, which express's `res.send` strips: left to it. */
+const BODILESS = new Set([204, 304]);
+
+/**
+ * Nest's Express adapter, answering a route's JSON object itself: the exact bytes and headers
+ * `res.json` produces (no replacer, spaces or escaping are configured; `application/json;
+ * charset=utf-8`, Content-Length), without express's per-answer setting lookups, content-type
+ * parsing and freshness check. Anything else (no body, strings, streams, conditional requests,
+ * bodiless statuses, a Content-Type already set) goes through express as before.
+ */
+export class JsonReplyAdapter extends ExpressAdapter {
+  override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    const request = response.req;
+    if (
+      body === null ||
+      typeof body !== 'object' ||
+      body instanceof Error ||
+      !isPlainData(body) ||
+      response.getHeader('Content-Type') !== undefined ||
+      request.headers['if-none-match'] !== undefined ||
+      request.headers['if-modified-since'] !== undefined ||
+      BODILESS.has(statusCode ?? response.statusCode)
+    ) {
+      return super.reply(response, body, statusCode);
+    }
+    if (statusCode) response.statusCode = statusCode;
+    const json = JSON.stringify(body);
+    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    response.setHeader('Content-Length', Buffer.byteLength(json));
+    response.end(json);
+    return response;
+  }
+}
+
+/** Plain objects and arrays (a route's views), not class instances with their own serialization (StreamableFile…). */
+function isPlainData(body: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(body);
+  return prototype === Object.prototype || prototype === null || Array.isArray(body);
+}
