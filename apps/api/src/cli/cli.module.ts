@@ -5,6 +5,7 @@ import { ConfigModule } from '../config/config.module';
 import { dataSourceOptions } from '../database/data-source';
 import { DatabaseModule } from '../database/database.module';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module';
+import { CreditAccountsRepository } from '../modules/billing/credit-accounts.repository';
 import { Ledger } from '../modules/billing/ledger';
 import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
 import { CustomerEventsModule } from '../modules/customer-webhooks/customer-events.module';
@@ -23,7 +24,7 @@ export class CliModule {
         CustomerEventsModule,
         ApiKeysModule,
       ],
-      providers: [OrganizationsService, Ledger],
+      providers: [OrganizationsService, Ledger, CreditAccountsRepository],
     };
   }
 }

@@ -6,7 +6,7 @@ import { hashApiKeySecret } from '../common/auth/api-key-secret';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { Ledger } from '../modules/billing/ledger';
-import { readBalance } from '../modules/billing/credit-balance';
+import { CreditAccountsRepository } from '../modules/billing/credit-accounts.repository';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
 import { UsageError } from './usage-error';
 
@@ -53,7 +53,7 @@ export async function devAccount(
   const dataSource = app.get(DataSource);
   const stored = readStored(file);
   if (stored && (await keyStillWorks(dataSource, config, stored))) {
-    return { ...stored, created: false, credit_cents: await readBalance(dataSource, stored.organization_id) };
+    return { ...stored, created: false, credit_cents: await app.get(CreditAccountsRepository).readBalance(stored.organization_id) };
   }
   const account = await app.get(OrganizationsService).create({ name: 'Development', email: 'dev@localhost.test', firstName: 'Dev' });
   const ledger = app.get(Ledger);
@@ -69,5 +69,5 @@ export async function devAccount(
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(account, null, 2)}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
-  return { ...account, created: true, credit_cents: await readBalance(dataSource, account.organization_id) };
+  return { ...account, created: true, credit_cents: await app.get(CreditAccountsRepository).readBalance(account.organization_id) };
 }

@@ -19,7 +19,7 @@ import type {
   HistoryQueryDto,
   RoomUsageView,
 } from './billing.dto';
-import { readAccount } from './credit-balance';
+import { CreditAccountsRepository } from './credit-accounts.repository';
 import { StripeGateway } from './stripe.gateway';
 
 interface LineRow {
@@ -57,11 +57,12 @@ export class BillingService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly stripe: StripeGateway,
+    private readonly accounts: CreditAccountsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async credit(actor: Actor): Promise<CreditView> {
-    const { balance, lowBalanceCents } = await readAccount(this.dataSource, actor.organizationId);
+    const { balance, lowBalanceCents } = await this.accounts.readAccount(actor.organizationId);
     const { credit, rates } = this.config;
     return {
       credit_cents: balance,
@@ -77,7 +78,7 @@ export class BillingService {
   }
 
   async alerts(actor: Actor): Promise<AlertsView> {
-    const { lowBalanceCents } = await readAccount(this.dataSource, actor.organizationId);
+    const { lowBalanceCents } = await this.accounts.readAccount(actor.organizationId);
     return { low_balance_cents: lowBalanceCents };
   }
 

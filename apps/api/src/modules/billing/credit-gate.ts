@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ApiError } from '../../common/errors/api-error';
-import { readBalance } from './credit-balance';
+import { CreditAccountsRepository } from './credit-accounts.repository';
 
 /** The credit balance rule: no new room while the balance is at or below zero. */
 @Injectable()
 export class CreditGate {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly accounts: CreditAccountsRepository) {}
 
   async assertCanStartRoom(organizationId: string): Promise<void> {
-    const balance = await readBalance(this.dataSource, organizationId);
+    const balance = await this.accounts.readBalance(organizationId);
     if (balance <= 0) {
       throw new ApiError(
         402,

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError, INVITE_NOT_FOUND as UNKNOWN } from '../../common/errors/api-error';
+import { BatchedLoader } from '../../common/batching/batched-loader';
 import { preparedQuery } from '../../database/prepared-query';
 import { JoinTokensService } from '../rooms/join-tokens.service';
 import { heldLanguagesSql } from '../rooms/room-queries';
@@ -20,8 +21,29 @@ interface InviteRow {
   streaming_mode: 'mono' | 'dual' | null;
 }
 
+type PreviewRow = Omit<InviteRow, 'id' | 'room_id'> & { code_hash: Buffer; held: string[] };
+
 @Injectable()
 export class InvitesService {
+  /**
+   * Previews arriving together are read with one statement (by the codes' stored hashes); each read
+   * still starts after its request arrived.
+   */
+  private readonly previews = new BatchedLoader<string, PreviewRow>(
+    async (hexHashes) => {
+      const rows = await preparedQuery<PreviewRow>(
+        this.dataSource,
+        'invite_previews',
+        `SELECT i.code_hash, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode,
+                ${heldLanguagesSql('r.id')} AS held
+           FROM invites i JOIN rooms r ON r.id = i.room_id WHERE i.code_hash = ANY($1::bytea[])`,
+        [hexHashes.map((hex) => Buffer.from(hex, 'hex'))],
+      );
+      return new Map(rows.map((row) => [row.code_hash.toString('hex'), row]));
+    },
+    { maxBatch: 100, parallel: 1 },
+  );
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly codes: InviteCodes,
@@ -50,16 +72,9 @@ export class InvitesService {
     await this.dataSource.query(`DELETE FROM invites WHERE room_id = $1 AND organization_id = $2`, [roomId, actor.organizationId]);
   }
 
-  /** One query: the link (by the stored hash of its verified code), its room, and the languages the room holds right now. */
+  /** The link (by the stored hash of its verified code), its room, and the languages the room holds right now. */
   async preview(hash: Buffer): Promise<InvitePreviewView> {
-    const [invite] = await preparedQuery<Omit<InviteRow, 'id' | 'room_id'> & { held: string[] }>(
-      this.dataSource,
-      'invite_preview',
-      `SELECT i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode,
-              ${heldLanguagesSql('r.id')} AS held
-         FROM invites i JOIN rooms r ON r.id = i.room_id WHERE i.code_hash = $1`,
-      [hash],
-    );
+    const invite = await this.previews.load(hash.toString('hex'));
     if (!invite) throw ApiError.notFound(UNKNOWN);
     assertInviteUsable(this.facts(invite));
     return {
