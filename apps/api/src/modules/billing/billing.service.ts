@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import { toPage, type Page } from '../../common/pagination/page';
+import { OrganizationVersions } from '../../common/caching/organization-versions';
 import { VersionedCache } from '../../common/caching/versioned-cache';
 import { APP_CONFIG } from '../../config/config.module';
 import { poolOf, preparedQuery } from '../../database/prepared-query';
@@ -53,13 +54,16 @@ export function withSessionId(url: string): string {
 export class BillingService {
   /** Dashboards read the first pages again and again; history changes far less often. */
   private readonly historyCache = new VersionedCache(32 * 1024 * 1024);
+  private readonly historyVersions: OrganizationVersions;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly stripe: StripeGateway,
     private readonly accounts: CreditAccountsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.historyVersions = new OrganizationVersions(dataSource, 'history_versions');
+  }
 
   async credit(actor: Actor): Promise<CreditView> {
     const { balance, lowBalanceCents } = await this.accounts.readAccount(actor.organizationId);
@@ -119,9 +123,7 @@ export class BillingService {
   async history(actor: Actor, query: HistoryQueryDto): Promise<string> {
     // Read before the page, to serve a hit. A miss is computed in its own snapshot and cached under
     // the version read again first in that snapshot: never newer, nor older, than the data it shows.
-    const [{ version }] = await preparedQuery<{ version: string }>(this.dataSource, 'history_version', HISTORY_VERSION, [
-      actor.organizationId,
-    ]);
+    const version = await this.historyVersions.read(actor.organizationId);
     const key = [actor.organizationId, query.expand, query.limit, query.offset].map(String).join('\n');
     const cached = this.historyCache.get(key, version);
     if (cached !== null) return cached;

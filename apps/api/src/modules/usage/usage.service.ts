@@ -12,6 +12,7 @@ import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { RequestValidationError } from '../../common/errors/validation-error';
 import { VersionedCache } from '../../common/caching/versioned-cache';
+import { OrganizationVersions } from '../../common/caching/organization-versions';
 import { preparedQuery } from '../../database/prepared-query';
 import { toWindowInput, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
 
@@ -34,7 +35,11 @@ export class UsageService {
   /** Dashboards ask for the same windows again and again; the rollup changes far less often. */
   private readonly cache = new VersionedCache(32 * 1024 * 1024);
 
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly versions: OrganizationVersions;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.versions = new OrganizationVersions(dataSource, 'usage_versions');
+  }
 
   /** The overview as JSON text, served from the cache while the organization's usage version holds. */
   async overviewJson(actor: Actor, query: UsageOverviewQueryDto): Promise<string> {
@@ -42,12 +47,7 @@ export class UsageService {
     if (!parsed.ok)
       throw new RequestValidationError(parsed.error.map((i) => ({ ...i, loc: ['query', ...i.loc], ctx: { ...(i.ctx ?? {}) } })));
     // The version is read before the rollup: an overview is never cached under a version older than its data.
-    const [{ version }] = await preparedQuery<{ version: string }>(
-      this.dataSource,
-      'usage_version',
-      `SELECT coalesce((SELECT version FROM usage_versions WHERE organization_id = $1), 0)::text AS version`,
-      [actor.organizationId],
-    );
+    const version = await this.versions.read(actor.organizationId);
     const key = [actor.organizationId, query.starts_after, query.ends_before, query.granularity, query.timezone].map(String).join('\n');
     const cached = this.cache.get(key, version);
     if (cached !== null) return cached;
