@@ -1,12 +1,4 @@
-import {
-  avgRoomMinutes,
-  bucketBoundaries,
-  echoOffsetDateTime,
-  formatBoundary,
-  parseUsageWindow,
-  summarize,
-  type UsageWindow,
-} from '@app/domain';
+import { avgRoomMinutes, bucketBoundaries, echoOffsetDateTime, formatBoundary, summarize, type UsageWindow } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
@@ -14,7 +6,7 @@ import { RequestValidationError } from '../../common/errors/validation-error';
 import { VersionedCache } from '../../common/caching/versioned-cache';
 import { OrganizationVersions } from '../../common/caching/organization-versions';
 import { preparedQuery } from '../../database/prepared-query';
-import { toWindowInput, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
+import { parsedWindowOf, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
 
 const SLOT_MS = 15 * 60_000;
 
@@ -43,7 +35,7 @@ export class UsageService {
 
   /** The overview as JSON text, served from the cache while the organization's usage version holds. */
   async overviewJson(actor: Actor, query: UsageOverviewQueryDto): Promise<string> {
-    const parsed = parseUsageWindow(toWindowInput(query));
+    const parsed = parsedWindowOf(query);
     if (!parsed.ok)
       throw new RequestValidationError(parsed.error.map((i) => ({ ...i, loc: ['query', ...i.loc], ctx: { ...(i.ctx ?? {}) } })));
     // The version is read before the rollup: an overview is never cached under a version older than its data.
