@@ -1,8 +1,13 @@
 import { initializeLogger } from '@livekit/agents';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { dispose } from '@livekit/rtc-node';
 import { goForward, librivoxClips, localProviders, rms } from '../../test/support/local-speech';
 import { translateFile, type FileTranslationDetail } from '../tools/file-translation';
-import { wordErrorRate } from '../tools/wer';
+import { parseWav } from '../tools/wav';
+import { wordErrorRate, words } from '../tools/wer';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
 import type { SpeechProviders } from '../translation/speaker-pipeline';
 
@@ -84,6 +89,42 @@ describe('the local pipeline (PocketSphinx → Apertium → eSpeak NG) on record
         rms(detail.audio.subarray(i * 2400, (i + 1) * 2400)),
       );
       expect(Math.max(...windows)).toBeGreaterThan(4 * Math.min(...windows));
+    });
+  });
+
+  describe('the first person ("i", which PocketSphinx writes lowercase)', () => {
+    /** A standalone "i" in the output: Apertium leaves a lowercase one untranslated. */
+    const STRAY_I = /(^|[^\p{L}])i([^\p{L}]|$)/iu;
+    const translate = async (text: string) => {
+      let out = '';
+      for await (const chunk of providers.translator.translate({ task: { kind: 'fixed', source: 'en', target: 'es' }, text, context: [] }))
+        out += chunk;
+      return out;
+    };
+
+    it.each([
+      ['i think so', /^creo que sí$/i],
+      ["i'm here", /^(soy|estoy) aquí$/i],
+      ["i'll go and i've seen it", /^iré y lo he visto$/i],
+    ])('%j is translated without a stray "i"', async (text, expected) => {
+      const spanish = await translate(text);
+      expect(spanish).not.toMatch(STRAY_I);
+      expect(spanish).toMatch(expected);
+    });
+
+    it('a recorded clip whose transcript holds "i" is translated without one', async () => {
+      // Debian ships no recording of a first-person sentence: eSpeak NG records one.
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'first-person-'));
+      try {
+        const file = path.join(dir, 'i-think-so.wav');
+        execFileSync('espeak-ng', ['-v', 'en-us', '-w', file, 'I think so.']);
+        const { result } = await run(parseWav(readFileSync(file)));
+        expect(words(result.transcript)).toContain('i');
+        expect(result.translation.length).toBeGreaterThan(0);
+        expect(result.translation).not.toMatch(STRAY_I);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 });

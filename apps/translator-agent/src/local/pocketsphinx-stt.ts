@@ -3,6 +3,7 @@ import { AudioResampler } from '@livekit/rtc-node';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { restoreCasing } from '../translation/casing';
 import { ownFrame } from '../translation/frames';
 import type { LocalEngines } from './local-engines';
 
@@ -123,6 +124,7 @@ class PocketSphinxStream extends stt.SpeechStream {
   }
 
   private speech(text: string, startTime: number, endTime: number, confidence: number): stt.SpeechData {
-    return { text, language: 'en' as stt.SpeechData['language'], startTime, endTime, confidence };
+    // PocketSphinx writes lowercase: captions and translation get "I" and sentence starts back.
+    return { text: restoreCasing(text), language: 'en' as stt.SpeechData['language'], startTime, endTime, confidence };
   }
 }

@@ -100,6 +100,10 @@ export function createSpeechProviders(
   };
 
   const localTargets = config.local ? new Set(config.local.targets) : null;
+  const localStt = (source: string) => config.stt !== 'local' || source === 'en';
+  const localTranslation = (source: string, target: string) =>
+    config.translation !== 'local' || (apertium?.supports(source, target) ?? false);
+  const localTts = (target: string) => config.tts !== 'local' || (localTargets?.has(target) ?? false);
   return {
     label: `stt=${config.stt} translation=${config.translation} tts=${config.tts}`,
     stt: (languages) => makeStt(languages),
@@ -114,10 +118,21 @@ export function createSpeechProviders(
       return engine;
     },
     // Hosted models take any pair; a local stage only what its packages cover.
-    supports: (source, target) =>
-      (config.stt !== 'local' || source === 'en') &&
-      (config.translation !== 'local' || (apertium?.supports(source, target) ?? false)) &&
-      (config.tts !== 'local' || (localTargets?.has(target) ?? false)),
+    supports: (source, target) => localStt(source) && localTranslation(source, target) && localTts(target),
+    whyNot: (source, target) => {
+      const missing: string[] = [];
+      if (!localStt(source))
+        missing.push(
+          `no PocketSphinx recognizer for "${source}" speech (Debian ships only en-us): set TRANSLATOR_STT=deepgram (DEEPGRAM_API_KEY) or openai (OPENAI_API_KEY)`,
+        );
+      if (!localTranslation(source, target))
+        missing.push(`no Apertium pair ${source}>${target} installed: set TRANSLATOR_TRANSLATION=openai (OPENAI_API_KEY)`);
+      if (!localTts(target))
+        missing.push(
+          `no local voice for "${target}" (eSpeak NG speaks the installed Apertium targets): set TRANSLATOR_TTS=elevenlabs (ELEVEN_API_KEY) or openai (OPENAI_API_KEY)`,
+        );
+      return missing.join('; ');
+    },
     close: async () => {
       apertium?.close();
       await Promise.all([...ttsByLanguage.values()].map((engine) => engine.close()));

@@ -45,6 +45,8 @@ export interface SpeechProviders {
   tts(language: string): tts.TTS;
   /** Whether speech in `source` can be translated into `target`. */
   supports(source: string, target: string): boolean;
+  /** Why not, when `supports` says no: the missing engine and the env that selects a hosted provider for it. */
+  whyNot?(source: string, target: string): string;
   close?(): Promise<void>;
 }
 
