@@ -68,7 +68,7 @@ describe('the local pipeline (PocketSphinx → Apertium → eSpeak NG) on record
     }, 60_000);
 
     it('is recognized word for word and translated into Spanish text holding the translated words', () => {
-      expect(detail.result.transcript).toBe('go forward ten meters');
+      expect(detail.result.transcript).toBe('Go forward ten meters'); // casing restored
       const spanish = detail.result.translation.toLowerCase();
       expect(spanish).toMatch(/\bdiez\b/);
       expect(spanish).toMatch(/\bmetros\b/);

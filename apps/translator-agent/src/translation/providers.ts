@@ -10,7 +10,7 @@ import type { SpeechProviders } from './speaker-pipeline';
 import { LlmTranslator, type TextTranslator } from './translator';
 
 /** What a provider reports through the framework's `error` events, logged instead of lost. */
-export type ProviderErrorListener = (stage: 'stt' | 'translation' | 'tts', error: unknown) => void;
+export type ProviderErrorListener = (stage: 'stt' | 'translation' | 'tts', error: unknown, recoverable?: boolean) => void;
 
 /** Sentence-level streaming over a per-request TTS: each sentence is synthesized as soon as it is complete. */
 function sentences(engine: tts.TTS): tts.TTS {
@@ -70,7 +70,7 @@ export function createSpeechProviders(
   switch (config.translation) {
     case 'openai': {
       const model = new openai.LLM({ ...oa(), model: requireConfig(config.openai, 'OpenAI').llmModel, temperature: 0 });
-      translator = new LlmTranslator(model, { onError: (error) => onError('translation', error) });
+      translator = new LlmTranslator(model, { onError: (error, recoverable) => onError('translation', error, recoverable) });
       break;
     }
     case 'local':
@@ -112,7 +112,7 @@ export function createSpeechProviders(
       let engine = ttsByLanguage.get(language);
       if (!engine) {
         engine = makeTts(language);
-        engine.on('error', (error) => onError('tts', error.error));
+        engine.on('error', (error) => onError('tts', error.error, error.recoverable));
         ttsByLanguage.set(language, engine);
       }
       return engine;
