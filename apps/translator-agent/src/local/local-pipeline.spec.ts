@@ -92,6 +92,17 @@ describe('the local pipeline (PocketSphinx → Apertium → eSpeak NG) on record
     });
   });
 
+  it("places every utterance's end where it is in the track, not only the first one's (latency counts from there)", async () => {
+    const once = goForward();
+    const gap = new Int16Array(2 * once.sampleRate);
+    const twice = { ...once, samples: Int16Array.from([...once.samples, ...gap, ...once.samples]) };
+    const { transcripts } = await run(twice);
+    const ends = transcripts.filter((t) => t.final).map((t) => t.audioEndTime!);
+    expect(ends).toHaveLength(2);
+    // The same words, 2.79 s of clip and 2 s of silence later.
+    expect(ends[1]! - ends[0]!).toBeCloseTo(once.samples.length / once.sampleRate + 2, 1);
+  }, 60_000);
+
   describe('the first person ("i", which PocketSphinx writes lowercase)', () => {
     /** A standalone "i" in the output: Apertium leaves a lowercase one untranslated. */
     const STRAY_I = /(^|[^\p{L}])i([^\p{L}]|$)/iu;
