@@ -10,7 +10,6 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { AggregatorRegistry } from 'prom-client';
 import { workerStreamCapacity } from './capacity/worker-streams';
 import { LOAD_SOCKET_ENV, LoadChannelServer } from './capacity/load-channel';
 import { StreamBudget } from './capacity/stream-budget';
@@ -18,7 +17,7 @@ import { describePipeline, loadAgentConfig, type AgentConfig } from './config';
 import { LiveKitPresenceGateway } from './dispatch/livekit-presence';
 import { PresenceConsumer } from './dispatch/presence-consumer';
 import { WorkerMetrics } from './metrics/agent-metrics';
-import { serveMetrics } from './metrics/metrics-server';
+import { serveMetrics, workerExposition } from './metrics/metrics-server';
 import { jobCapacity, LOAD_THRESHOLD } from './worker-capacity';
 
 /**
@@ -118,13 +117,7 @@ async function main(): Promise<void> {
 
   const metrics = new WorkerMetrics(() => budget.streams, capacity.capacity);
   if (config.metricsPort !== null) {
-    await serveMetrics(config.metricsPort, async () => {
-      // The worker's own series and its job processes', summed (every job process has its registry).
-      const all = AggregatorRegistry.aggregate([await metrics.registry.getMetricsAsJSON(), ...channel.jobMetrics()] as Parameters<
-        typeof AggregatorRegistry.aggregate
-      >[0]);
-      return { contentType: all.contentType, body: await all.metrics() };
-    });
+    await serveMetrics(config.metricsPort, () => workerExposition(metrics.registry, channel.jobMetrics()));
     logger.info(`translator metrics on :${config.metricsPort}/metrics`);
   }
 
