@@ -3,7 +3,7 @@
 // 1. Capacity: N = 1, 2, 4, 8 (and the worker's admitted K) parallel speaker streams, each a room of the
 //    worker's own room code (`RoomTranslator`, in a stand-in room with real AudioSource tracks) under one
 //    worker stream budget of K streams (calibrated as the worker does at start). Every speaker says
-//    Debian's five LibriVox clips, fed in real time in 10 ms frames. Per N: real-time factor (wall ÷
+//    Debian's five LibriVox clips, fed in real time in 10 ms frames, pausing after each as long as it spoke. Per N: real-time factor (wall ÷
 //    audio), end of utterance → first translated audio p50/p95 of the streams admitted to full service,
 //    captions (end of speech → final transcript) p95 of all streams, CPU and memory per stream.
 // 2. Per clip, one stream at a time, BENCH_TRANSLATOR_ROUNDS passes (default 5): word error rate and
@@ -95,7 +95,7 @@ interface StreamsRow {
   memoryMbPerStream: number;
 }
 
-async function runStreams(n: number, capacity: number, speech: AudioFrame[]): Promise<StreamsRow> {
+async function runStreams(n: number, capacity: number, speechOf: (i: number) => AudioFrame[]): Promise<StreamsRow> {
   const loaded = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local' });
   if (!loaded.ok) throw new Error(loaded.problem);
   const providers = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, () => undefined);
@@ -126,7 +126,7 @@ async function runStreams(n: number, capacity: number, speech: AudioFrame[]): Pr
       onError: () => undefined,
       admission,
       observer,
-      listenTo: (track: RemoteTrack) => pacedTrack(track.sid === `TR_${i}` ? speech : []),
+      listenTo: (track: RemoteTrack) => pacedTrack(track.sid === `TR_${i}` ? speechOf(i) : []),
     });
     return { room, translator, i };
   });
@@ -149,7 +149,7 @@ async function runStreams(n: number, capacity: number, speech: AudioFrame[]): Pr
   await providers.close?.();
   await sleep(300); // Apertium's processes exit and are reaped, so their CPU is counted
   const cpu = cpuSeconds() - cpuBefore;
-  const audioSeconds = speech.length / (1000 / FRAME_MS);
+  const audioSeconds = speechOf(0).length / (1000 / FRAME_MS);
   return {
     n,
     full: services.filter((s) => s === 'full').length,
@@ -198,15 +198,22 @@ async function main(): Promise<void> {
   const counts = (process.env.BENCH_TRANSLATOR_STREAMS ?? '1,2,4,8').split(',').map(Number);
   const ns = [...new Set([...counts, capacity])].sort((a, b) => a - b);
 
-  // Every speaker says the five clips, 1.5 s apart, after 1 s of silence (the track is subscribed first).
-  const speech = [
-    ...silence(1000),
-    ...librivoxClips().flatMap((clip) => [...deliveredFrames(clip.audio, OUTPUT_SAMPLE_RATE, FRAME_MS), ...silence(1500)]),
+  // Every speaker says the five clips after 1 s of silence (the track is subscribed first), pausing after each
+  // as long as it spoke (at least 1.5 s) while the room hears its translation. Speaker i starts at clip i
+  // and 370 ms later than speaker i − 1: speakers of different rooms do not end their utterances in step.
+  const said = librivoxClips().map((clip) => {
+    const frames = deliveredFrames(clip.audio, OUTPUT_SAMPLE_RATE, FRAME_MS);
+    return [...frames, ...silence(Math.max(1500, Math.round((frames.length * FRAME_MS) / 100) * 100))];
+  });
+  const speechOf = (i: number) => [
+    ...silence(1000 + (i % 8) * 370),
+    ...said.flatMap((_, k) => said[(k + i) % said.length]!),
+    ...silence((7 - (i % 8)) * 370),
   ];
   const rows: StreamsRow[] = [];
   for (const n of ns) {
     process.stderr.write(`bench: translator, ${n} parallel speaker streams (${capacity} admitted in full)\n`);
-    rows.push(await runStreams(n, capacity, speech));
+    rows.push(await runStreams(n, capacity, speechOf));
   }
   const rounds = Number(process.env.BENCH_TRANSLATOR_ROUNDS ?? '5');
   const clips = rounds > 0 ? await perClip(rounds) : [];

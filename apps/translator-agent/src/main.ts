@@ -4,7 +4,7 @@
  * `--check` only validates the configuration: exit 0 when the agent can start, else one line and 1.
  */
 import { TRANSLATOR_AGENT_NAME } from '@app/contracts';
-import { cli, WorkerOptions } from '@livekit/agents';
+import { cli, initializeLogger, WorkerOptions } from '@livekit/agents';
 import IORedis from 'ioredis';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -104,6 +104,8 @@ async function main(): Promise<void> {
   }
   logger.info(`translator pipeline: ${describePipeline(config.pipeline)}`);
 
+  // The calibration runs agents-js's STT and TTS, which log; cli.runApp sets the logger up again later.
+  initializeLogger({ pretty: false, level: config.logLevel });
   const capacity = await workerStreamCapacity(config);
   logger.info(capacity, `translator stream capacity: ${capacity.capacity} speaker streams (${capacity.source})`);
   const budget = new StreamBudget(capacity.capacity);

@@ -14,7 +14,7 @@ import { parseWav, type PcmAudio } from '../tools/wav';
 import { createSpeechProviders } from '../translation/providers';
 
 /** Share of the cores the admitted streams may use: the rest absorbs decoding bursts, captions-only streams and node. */
-export const TARGET_UTILIZATION = 0.6;
+export const TARGET_UTILIZATION = 0.4;
 /** Silence `translateFile` adds around the recording, which recognition processes too. */
 const PADDING_SECONDS = 2.5;
 /** Debian's pocketsphinx-testdata: 7 s of read English. */
