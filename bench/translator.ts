@@ -1,105 +1,257 @@
-// The translator row of `npm run bench`: the local speech pipeline (PocketSphinx → Apertium → eSpeak NG)
-// over Debian's LibriVox clips, fed in real time in 10 ms frames as LiveKit delivers them.
-// Prints one JSON line: end of utterance → first translated audio frame (p50/p95), the time spent inside
-// recognition, translation and synthesis, the pipeline's own overhead (total minus those), and the
-// real-time factor (processing time / audio time, frames pushed as fast as the pipeline takes them).
-// Env: BENCH_TRANSLATOR_ROUNDS  paced passes over the clips (default 2)
+// The translator rows of `npm run bench`: the local speech pipeline (PocketSphinx → Apertium → eSpeak NG).
+//
+// 1. Capacity: N = 1, 2, 4, 8 (and the worker's admitted K) parallel speaker streams, each a room of the
+//    worker's own room code (`RoomTranslator`, in a stand-in room with real AudioSource tracks) under one
+//    worker stream budget of K streams (calibrated as the worker does at start). Every speaker says
+//    Debian's five LibriVox clips, fed in real time in 10 ms frames, pausing after each as long as it spoke. Per N: real-time factor (wall ÷
+//    audio), end of utterance → first translated audio p50/p95 of the streams admitted to full service,
+//    captions (end of speech → final transcript) p95 of all streams, CPU and memory per stream.
+// 2. Per clip, one stream at a time, BENCH_TRANSLATOR_ROUNDS passes (default 5): word error rate and
+//    first audio, as mean and spread (min–max).
+// Prints markdown tables, then one JSON line (read by bench/run.mjs).
+// Env: BENCH_TRANSLATOR_STREAMS (default 1,2,4,8), BENCH_TRANSLATOR_ROUNDS (default 5; 0 skips the per-clip part),
+//      TRANSLATOR_STREAM_CAPACITY (K instead of the calibration).
 import { initializeLogger } from '@livekit/agents';
-import { dispose } from '@livekit/rtc-node';
+import { AudioFrame, dispose, type RemoteTrack } from '@livekit/rtc-node';
+import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FakeRoom } from '../apps/translator-agent/test/support/fake-room';
 import { librivoxClips } from '../apps/translator-agent/test/support/local-speech';
+import { calibrateStreamCapacity, cpuSeconds } from '../apps/translator-agent/src/capacity/calibration';
+import { LocalAdmission, StreamBudget } from '../apps/translator-agent/src/capacity/stream-budget';
 import { loadAgentConfig } from '../apps/translator-agent/src/config';
-import { translateFile } from '../apps/translator-agent/src/tools/file-translation';
-import { TimedTTS, timedTranslator, type StageTimes } from '../apps/translator-agent/src/tools/timed-stages';
+import type { PipelineObserver } from '../apps/translator-agent/src/metrics/agent-metrics';
+import { deliveredFrames, translateFile } from '../apps/translator-agent/src/tools/file-translation';
 import { wordErrorRate } from '../apps/translator-agent/src/tools/wer';
+import { LatencyTracker } from '../apps/translator-agent/src/translation/latency-tracker';
 import { createSpeechProviders } from '../apps/translator-agent/src/translation/providers';
-import { OUTPUT_SAMPLE_RATE } from '../apps/translator-agent/src/translation/room-translator';
+import { OUTPUT_SAMPLE_RATE, RoomTranslator, type TrackAudio } from '../apps/translator-agent/src/translation/room-translator';
 
 initializeLogger({ pretty: false, level: 'error' });
+
+const FRAME_MS = 10;
+const TARGET_P95_MS = 1500;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+const silence = (ms: number) =>
+  Array.from(
+    { length: ms / FRAME_MS },
+    () =>
+      new AudioFrame(new Int16Array((OUTPUT_SAMPLE_RATE * FRAME_MS) / 1000), OUTPUT_SAMPLE_RATE, 1, (OUTPUT_SAMPLE_RATE * FRAME_MS) / 1000),
+  );
+
+/** Resident memory (kB) of this process and its child processes (the engines). */
+function rssKb(): number {
+  const read = (pid: string | number) => {
+    try {
+      return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      return 0;
+    }
+  };
+  let children: string[] = [];
+  try {
+    children = readdirSync('/proc/self/task').flatMap((t) =>
+      readFileSync(`/proc/self/task/${t}/children`, 'utf8').split(' ').filter(Boolean),
+    );
+  } catch {
+    // not Linux
+  }
+  return read('self') + children.reduce((sum, pid) => sum + read(pid), 0);
+}
+
+/** A track that delivers `frames` in real time, as LiveKit does. */
+function pacedTrack(frames: AudioFrame[]): TrackAudio {
+  let stopped = false;
+  return {
+    frames: (async function* () {
+      const startedAt = performance.now();
+      for (const [i, frame] of frames.entries()) {
+        if (stopped) return;
+        const wait = startedAt + i * FRAME_MS - performance.now();
+        if (wait > 1) await sleep(wait);
+        yield frame;
+      }
+    })(),
+    stop: () => void (stopped = true),
+  };
+}
+
+interface StreamsRow {
+  n: number;
+  full: number;
+  captionsOnly: number;
+  rtf: number;
+  firstAudio: { p50: number; p95: number; samples: number };
+  captionsP95: number;
+  droppedLate: number;
+  cpuPerStream: number;
+  memoryMbPerStream: number;
+}
+
+async function runStreams(n: number, capacity: number, speechOf: (i: number) => AudioFrame[]): Promise<StreamsRow> {
+  const loaded = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local' });
+  if (!loaded.ok) throw new Error(loaded.problem);
+  const providers = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, () => undefined);
+  const admission = new LocalAdmission(new StreamBudget(capacity));
+  const firstAudio: number[] = [];
+  const recognition: number[] = [];
+  let droppedLate = 0;
+  const observer: PipelineObserver = {
+    firstAudio: (_s, _t, ms) => void firstAudio.push(ms),
+    stage: (stage, ms) => void (stage === 'recognition' && recognition.push(ms)),
+    utterance: (outcome, reason) => void (reason === 'late' && (droppedLate += 1)),
+    recognitionRestart: () => undefined,
+    providerError: () => undefined,
+  };
+  const rssBefore = rssKb();
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssKb())), 500);
+  const cpuBefore = cpuSeconds();
+  const started = performance.now();
+  const rooms = Array.from({ length: n }, (_, i) => {
+    const room = new FakeRoom();
+    const translator = new RoomTranslator({
+      room: room.asRoom(),
+      mode: 'dual',
+      languages: ['en', 'es'],
+      providers,
+      latency: new LatencyTracker(),
+      onError: () => undefined,
+      admission,
+      observer,
+      listenTo: (track: RemoteTrack) => pacedTrack(track.sid === `TR_${i}` ? speechOf(i) : []),
+    });
+    return { room, translator, i };
+  });
+  const services: string[] = [];
+  try {
+    for (const { room, translator, i } of rooms) {
+      translator.listen();
+      await translator.publish();
+      // One after the other, as speakers join a worker's rooms: the first K are admitted in full.
+      room.speak(room.join(`speaker-${i}`, ['en']), `TR_${i}`, []);
+      await sleep(20);
+    }
+    for (const { translator } of rooms) services.push(...translator.services().values());
+    for (const { translator } of rooms) await translator.settled();
+    for (const { translator } of rooms) await translator.close();
+  } finally {
+    clearInterval(sampler);
+  }
+  const wall = (performance.now() - started) / 1000;
+  await providers.close?.();
+  await sleep(300); // Apertium's processes exit and are reaped, so their CPU is counted
+  const cpu = cpuSeconds() - cpuBefore;
+  const audioSeconds = speechOf(0).length / (1000 / FRAME_MS);
+  return {
+    n,
+    full: services.filter((s) => s === 'full').length,
+    captionsOnly: services.filter((s) => s === 'captions').length,
+    rtf: round(wall / audioSeconds, 2),
+    firstAudio: { p50: Math.round(percentile(firstAudio, 50)), p95: Math.round(percentile(firstAudio, 95)), samples: firstAudio.length },
+    captionsP95: Math.round(percentile(recognition, 95)),
+    droppedLate,
+    cpuPerStream: round(cpu / audioSeconds / n, 3),
+    memoryMbPerStream: Math.round((rssPeak - rssBefore) / 1024 / n),
+  };
+}
+
+function round(value: number, digits: number): number {
+  return Math.round(value * 10 ** digits) / 10 ** digits;
+}
+
+async function perClip(rounds: number) {
+  const loaded = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local' });
+  if (!loaded.ok) throw new Error(loaded.problem);
+  const providers = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, () => undefined);
+  const clips = librivoxClips();
+  const results = new Map<string, { words: number; wer: number[]; firstAudio: number[] }>();
+  await translateFile({ from: 'en', to: 'es', audio: clips[0]!.audio, providers, sampleRate: OUTPUT_SAMPLE_RATE, paced: false }); // warm-up
+  for (let round = 0; round < rounds; round += 1) {
+    for (const clip of clips) {
+      const { result } = await translateFile({ from: 'en', to: 'es', audio: clip.audio, providers, sampleRate: OUTPUT_SAMPLE_RATE });
+      const entry = results.get(clip.id) ?? { words: clip.reference.split(/\s+/).length, wer: [], firstAudio: [] };
+      entry.wer.push(wordErrorRate(clip.reference, result.transcript));
+      if (result.first_audio_ms !== null) entry.firstAudio.push(result.first_audio_ms);
+      results.set(clip.id, entry);
+    }
+  }
+  await providers.close?.();
+  return [...results].map(([id, r]) => ({ clip: id.replace(/^.*-/, ''), ...r }));
+}
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+
 async function main(): Promise<void> {
   const loaded = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local' });
   if (!loaded.ok) throw new Error(loaded.problem);
-  const times: StageTimes = { translation: [], synthesis: [] };
-  const base = createSpeechProviders(
-    loaded.config.pipeline,
-    OUTPUT_SAMPLE_RATE,
-    () => undefined,
-    (engine) => new TimedTTS(engine, times),
-  );
-  const providers = { ...base, translator: timedTranslator(base.translator, times) };
-  const clips = librivoxClips();
-  const rounds = Number(process.env.BENCH_TRANSLATOR_ROUNDS ?? '2');
+  const override = Number(process.env.TRANSLATOR_STREAM_CAPACITY ?? '');
+  const calibration = Number.isInteger(override) && override > 0 ? null : await calibrateStreamCapacity(loaded.config.pipeline);
+  const capacity = calibration?.capacity ?? override;
+  const counts = (process.env.BENCH_TRANSLATOR_STREAMS ?? '1,2,4,8').split(',').map(Number);
+  const ns = [...new Set([...counts, capacity])].sort((a, b) => a - b);
 
-  // Warm-up: Apertium's and eSpeak's first runs load their data.
-  await translateFile({ from: 'en', to: 'es', audio: clips[0]!.audio, providers, sampleRate: OUTPUT_SAMPLE_RATE, paced: false });
-
-  const samples: { total: number; stt: number; mt: number; tts: number; overhead: number }[] = [];
-  const wer: Record<string, number> = {};
-  for (let round = 0; round < rounds; round += 1) {
-    for (const clip of clips) {
-      times.translation.length = 0;
-      times.synthesis.length = 0;
-      const detail = await translateFile({ from: 'en', to: 'es', audio: clip.audio, providers, sampleRate: OUTPUT_SAMPLE_RATE });
-      wer[clip.id.replace(/^.*-/, '')] = Math.round(wordErrorRate(clip.reference, detail.result.transcript) * 1000) / 1000;
-      const u = detail.firstUtterance;
-      if (!u) continue;
-      const total = u.firstAudioAt - u.speechEndAt;
-      const stt = u.finalAt - u.speechEndAt;
-      const mt = times.translation[0]?.ms ?? 0;
-      const tts = times.synthesis[0]?.firstAudioMs ?? 0;
-      samples.push({ total, stt, mt, tts, overhead: total - stt - mt - tts });
-    }
+  // Every speaker says the five clips after 1 s of silence (the track is subscribed first), pausing after each
+  // as long as it spoke (at least 1.5 s) while the room hears its translation. Speaker i starts at clip i
+  // and 370 ms later than speaker i − 1: speakers of different rooms do not end their utterances in step.
+  const said = librivoxClips().map((clip) => {
+    const frames = deliveredFrames(clip.audio, OUTPUT_SAMPLE_RATE, FRAME_MS);
+    return [...frames, ...silence(Math.max(1500, Math.round((frames.length * FRAME_MS) / 100) * 100))];
+  });
+  const speechOf = (i: number) => [
+    ...silence(1000 + (i % 8) * 370),
+    ...said.flatMap((_, k) => said[(k + i) % said.length]!),
+    ...silence((7 - (i % 8)) * 370),
+  ];
+  const rows: StreamsRow[] = [];
+  for (const n of ns) {
+    process.stderr.write(`bench: translator, ${n} parallel speaker streams (${capacity} admitted in full)\n`);
+    rows.push(await runStreams(n, capacity, speechOf));
   }
-
-  let audioSeconds = 0;
-  const started = performance.now();
-  for (const clip of clips) {
-    const detail = await translateFile({
-      from: 'en',
-      to: 'es',
-      audio: clip.audio,
-      providers,
-      sampleRate: OUTPUT_SAMPLE_RATE,
-      paced: false,
-    });
-    audioSeconds += detail.result.input_seconds + 2.5; // with the lead-in and trailing silence it was fed
-  }
-  const rtf = (performance.now() - started) / 1000 / audioSeconds;
-  await base.close?.();
+  const rounds = Number(process.env.BENCH_TRANSLATOR_ROUNDS ?? '5');
+  const clips = rounds > 0 ? await perClip(rounds) : [];
   await dispose();
 
-  const stat = (key: keyof (typeof samples)[number]) => ({
-    p50: Math.round(
-      percentile(
-        samples.map((s) => s[key]),
-        50,
-      ),
+  const out: string[] = [];
+  out.push(
+    `stream capacity: ${capacity} (${calibration ? `calibrated: ${calibration.costPerStream.toFixed(3)} CPU s per audio s, ${calibration.cores} cores, ${calibration.wallMs} ms` : 'TRANSLATOR_STREAM_CAPACITY'}); ` +
+      `${os.availableParallelism()} cores, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    '',
+    '| parallel streams | full / captions only | wall ÷ audio | first audio p50 / p95 ms (full streams) | utterances spoken | speech dropped (late) | captions p95 ms (all) | CPU s per audio s per stream | memory MB per stream |',
+    '|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...rows.map(
+      (r) =>
+        `| ${r.n} | ${r.full} / ${r.captionsOnly} | ${r.rtf} | ${r.firstAudio.p50} / ${r.firstAudio.p95} | ${r.firstAudio.samples} | ${r.droppedLate} | ${r.captionsP95} | ${r.cpuPerStream} | ${r.memoryMbPerStream} |`,
     ),
-    p95: Math.round(
-      percentile(
-        samples.map((s) => s[key]),
-        95,
-      ),
-    ),
-  });
-  process.stdout.write(
-    `${JSON.stringify({
-      utterances: samples.length,
-      firstAudio: stat('total'),
-      stt: stat('stt'),
-      mt: stat('mt'),
-      tts: stat('tts'),
-      overhead: stat('overhead'),
-      rtf: Math.round(rtf * 1000) / 1000,
-      wer,
-    })}\n`,
+    '',
   );
+  const atK = rows.find((r) => r.n === capacity)!;
+  out.push(`admitted streams per worker: ${capacity} (first audio p95 ${atK.firstAudio.p95} ms at ${capacity} streams)`, '');
+  if (clips.length > 0) {
+    out.push(
+      `| clip | words | WER mean (min–max) over ${rounds} runs | first audio ms mean (min–max) |`,
+      '|---|--:|--:|--:|',
+      ...clips.map(
+        (c) =>
+          `| ${c.clip} | ${c.words} | ${mean(c.wer).toFixed(3)} (${Math.min(...c.wer).toFixed(3)}–${Math.max(...c.wer).toFixed(3)}) | ` +
+          `${Math.round(mean(c.firstAudio))} (${Math.min(...c.firstAudio)}–${Math.max(...c.firstAudio)}) |`,
+      ),
+      '',
+    );
+  }
+  const beyond = rows.filter((r) => r.n > capacity);
+  const pass = atK.firstAudio.p95 <= TARGET_P95_MS && beyond.every((r) => r.firstAudio.p95 <= TARGET_P95_MS);
+  process.stdout.write(`${out.join('\n')}\n${JSON.stringify({ capacity, pass, rows, clips })}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -49,7 +49,6 @@ def main():
     decoder = Decoder(config)
 
     consumed = 0  # samples fed so far
-    utt_offset = 0  # samples before the current utterance started
     in_utterance = False
     last_partial = ""
     last_partial_at = 0
@@ -66,17 +65,17 @@ def main():
         # Fixed-size blocks, whatever the arrival timing: the same audio always gives the same words.
         while len(pending) >= CHUNK:
             data, pending = pending[:CHUNK], pending[CHUNK:]
-            in_utterance, utt_offset, last_partial, last_partial_at = step(
-                decoder, data, consumed, in_utterance, utt_offset, last_partial, last_partial_at, args.partial_every)
+            in_utterance, last_partial, last_partial_at = step(
+                decoder, data, consumed, in_utterance, last_partial, last_partial_at, args.partial_every)
             consumed += CHUNK // 2
     if len(pending) >= 2:
         data = pending[: len(pending) - len(pending) % 2]
-        in_utterance, utt_offset, last_partial, last_partial_at = step(
-            decoder, data, consumed, in_utterance, utt_offset, last_partial, last_partial_at, args.partial_every)
-    finish(decoder, utt_offset, emit_empty=in_utterance)
+        in_utterance, last_partial, last_partial_at = step(
+            decoder, data, consumed, in_utterance, last_partial, last_partial_at, args.partial_every)
+    finish(decoder, emit_empty=in_utterance)
 
 
-def step(decoder, data, consumed, in_utterance, utt_offset, last_partial, last_partial_at, partial_every):
+def step(decoder, data, consumed, in_utterance, last_partial, last_partial_at, partial_every):
     """Feeds one block; emits start / partial / final as PocketSphinx's voice activity detection says."""
     decoder.process_raw(data, False, False)
     consumed += len(data) // 2
@@ -93,14 +92,13 @@ def step(decoder, data, consumed, in_utterance, utt_offset, last_partial, last_p
             last_partial = text
             emit({"type": "partial", "text": text})
     elif not speaking and in_utterance:
-        finish(decoder, utt_offset)
+        finish(decoder)
         in_utterance = False
-        utt_offset = consumed
         decoder.start_utt()
-    return in_utterance, utt_offset, last_partial, last_partial_at
+    return in_utterance, last_partial, last_partial_at
 
 
-def finish(decoder, utt_offset, emit_empty=True):
+def finish(decoder, emit_empty=True):
     decoder.end_utt()
     hyp = decoder.hyp()
     text = hyp.hypstr.strip() if hyp else ""
@@ -110,8 +108,9 @@ def finish(decoder, utt_offset, emit_empty=True):
             continue
         words.append({
             "word": seg.word.split("(")[0],
-            "start": round(utt_offset / RATE + seg.start_frame / FRAME_RATE, 3),
-            "end": round(utt_offset / RATE + seg.end_frame / FRAME_RATE, 3),
+            # Frame numbers count from the decoder's first audio, not from the utterance's start.
+            "start": round(seg.start_frame / FRAME_RATE, 3),
+            "end": round(seg.end_frame / FRAME_RATE, 3),
         })
     if text or emit_empty:
         emit({

@@ -3,7 +3,10 @@
  * dispatch. Default export for agents-js, which imports this file by path (WorkerOptions.agent).
  */
 import { AutoSubscribe, defineAgent, log, type JobContext } from '@livekit/agents';
+import { LOAD_SOCKET_ENV, LoadChannelClient } from './capacity/load-channel';
+import { unlimitedAdmission } from './capacity/stream-budget';
 import { loadAgentConfig } from './config';
+import { AgentMetrics } from './metrics/agent-metrics';
 import { TranslatorEventsReporter } from './events/translator-events';
 import { LanguageWatch } from './translation/language-watch';
 import { LatencyTracker } from './translation/latency-tracker';
@@ -16,6 +19,9 @@ export interface TranslatorJobMetadata {
   languages: [string, string];
   mode: 'mono' | 'dual';
 }
+
+/** How often a room sends its metrics to the worker process, which serves them on AGENT_METRICS_PORT. */
+const METRICS_PUSH_INTERVAL_MS = 5000;
 
 export function parseJobMetadata(metadata: string): TranslatorJobMetadata {
   const parsed = JSON.parse(metadata) as Partial<TranslatorJobMetadata>;
@@ -38,9 +44,11 @@ export default defineAgent({
       roomId: job.roomId,
       livekitRoom: ctx.job.room?.name ?? '',
     });
-    const providers = createSpeechProviders(config.pipeline, OUTPUT_SAMPLE_RATE, (stage, error) =>
-      logger.warn({ error, stage, roomId: job.roomId }, 'translation provider error'),
-    );
+    const metrics = new AgentMetrics();
+    const providers = createSpeechProviders(config.pipeline, OUTPUT_SAMPLE_RATE, (stage, error, recoverable) => {
+      metrics.providerError(stage, recoverable ?? false);
+      logger.warn({ error, stage, roomId: job.roomId }, 'translation provider error');
+    });
     const support = roomSupport(job.languages, providers);
     if (support.line) {
       logger.warn({ roomId: job.roomId, refused: support.refused }, support.line);
@@ -53,6 +61,17 @@ export default defineAgent({
       return;
     }
 
+    // The worker's stream budget, shared by every room it runs (absent when the job runs without that worker).
+    const socket = process.env[LOAD_SOCKET_ENV];
+    const channel = socket
+      ? await LoadChannelClient.connect(socket).catch((error: unknown) => {
+          logger.warn({ error }, 'worker load channel unreachable: every speaker is served in full');
+          return null;
+        })
+      : null;
+    const pushMetrics = () => channel?.sendMetrics(metrics.registry).catch(() => undefined);
+    const metricsTimer = setInterval(() => void pushMetrics(), METRICS_PUSH_INTERVAL_MS);
+
     const latency = new LatencyTracker();
     const translator = new RoomTranslator({
       room: ctx.room,
@@ -61,6 +80,8 @@ export default defineAgent({
       providers,
       latency,
       onError: (error) => logger.error({ error, roomId: job.roomId }, 'translation pipeline error'),
+      admission: channel ?? unlimitedAdmission,
+      observer: metrics,
     });
     translator.listen();
     await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
@@ -86,6 +107,7 @@ export default defineAgent({
     );
     ctx.addShutdownCallback(async () => {
       clearInterval(timer);
+      clearInterval(metricsTimer);
       watch.stop();
       process.off('SIGTERM', onTerm);
       await translator.close();
@@ -93,6 +115,8 @@ export default defineAgent({
       await report().catch(() => undefined);
       await reporter.left();
       await reporter.close();
+      await pushMetrics();
+      await channel?.close();
     });
   },
 });

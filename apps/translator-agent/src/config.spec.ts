@@ -36,11 +36,22 @@ describe('loadAgentConfig', () => {
     [{ OPENAI_API_KEY: 'sk', TRANSLATOR_TTS: 'cartesia' }, 'TRANSLATOR_TTS'],
     [{ OPENAI_API_KEY: 'sk', TRANSLATOR_STATS_INTERVAL_MS: '10' }, 'TRANSLATOR_STATS_INTERVAL_MS'],
     [{ OPENAI_API_KEY: 'sk', TRANSLATOR_MAX_JOBS: '0' }, 'TRANSLATOR_MAX_JOBS'],
+    [{ OPENAI_API_KEY: 'sk', TRANSLATOR_STREAM_CAPACITY: '0' }, 'TRANSLATOR_STREAM_CAPACITY must be an integer of at least 1'],
+    [{ OPENAI_API_KEY: 'sk', TRANSLATOR_STREAM_CAPACITY: '2.5' }, 'TRANSLATOR_STREAM_CAPACITY'],
+    [{ OPENAI_API_KEY: 'sk', AGENT_METRICS_PORT: '70000' }, 'AGENT_METRICS_PORT must be an integer from 1 to 65535'],
+    [{ OPENAI_API_KEY: 'sk', AGENT_METRICS_PORT: 'http' }, 'AGENT_METRICS_PORT'],
   ])('names what is missing or bad, in one line: %j', (env, name) => {
     const result = loadAgentConfig(env, installed);
     expect(result.ok).toBe(false);
     expect(result.ok ? '' : result.problem).toContain(name);
     expect(result.ok ? '' : result.problem).not.toContain('\n');
+  });
+
+  it('takes the stream capacity and the metrics port when set, and leaves them to calibration / off when not', () => {
+    const set = loadAgentConfig({ OPENAI_API_KEY: 'sk', TRANSLATOR_STREAM_CAPACITY: '6', AGENT_METRICS_PORT: '9464' }, installed);
+    expect(set.ok && { capacity: set.config.streamCapacity, port: set.config.metricsPort }).toEqual({ capacity: 6, port: 9464 });
+    const unset = loadAgentConfig({ OPENAI_API_KEY: 'sk', TRANSLATOR_STREAM_CAPACITY: ' ', AGENT_METRICS_PORT: '' }, installed);
+    expect(unset.ok && { capacity: unset.config.streamCapacity, port: unset.config.metricsPort }).toEqual({ capacity: null, port: null });
   });
 
   it('derives the agent and API addresses from LIVEKIT_URL / LIVEKIT_API_URL', () => {

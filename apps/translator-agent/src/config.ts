@@ -32,6 +32,10 @@ export interface AgentConfig {
   statsIntervalMs: number;
   /** Rooms one worker process serves at most; LiveKit assigns no more once they run. */
   maxJobs: number;
+  /** Speaker streams served in full (speech) per worker; null: measured by a calibration at start. */
+  streamCapacity: number | null;
+  /** Port of the agent's Prometheus metrics (`GET /metrics`); null: not served. */
+  metricsPort: number | null;
   /** How long a draining worker lets rooms finish before it exits anyway. */
   drainTimeoutMs: number;
   /** How long the agent stays in a room that holds fewer than two languages before leaving by itself. */
@@ -65,10 +69,17 @@ function pick<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: r
   return value as T;
 }
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const value = Number(nonEmpty(env[name]) ?? String(fallback));
-  if (!Number.isInteger(value) || value < min) throw new ConfigProblem(`${name} must be an integer of at least ${min}.`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ConfigProblem(
+      `${name} must be an integer ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}.`,
+    );
   return value;
+}
+
+function optionalInteger(env: NodeJS.ProcessEnv, name: string, min: number, max?: number): number | null {
+  return nonEmpty(env[name]) === undefined ? null : integer(env, name, min, min, max);
 }
 
 /**
@@ -105,6 +116,8 @@ function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): A
   if (uses('elevenlabs') && !elevenKey) throw new ConfigProblem('TRANSLATOR_TTS=elevenlabs needs ELEVEN_API_KEY.');
   const statsIntervalMs = integer(env, 'TRANSLATOR_STATS_INTERVAL_MS', 30_000, 1000);
   const maxJobs = integer(env, 'TRANSLATOR_MAX_JOBS', 4, 1);
+  const streamCapacity = optionalInteger(env, 'TRANSLATOR_STREAM_CAPACITY', 1);
+  const metricsPort = optionalInteger(env, 'AGENT_METRICS_PORT', 1, 65_535);
   const drainTimeoutMs = integer(env, 'TRANSLATOR_DRAIN_TIMEOUT_MS', 60_000, 1000);
   const leaveAfterMs = integer(env, 'TRANSLATOR_LEAVE_AFTER_MS', 15_000, 0);
   let local: LocalEngines | null = null;
@@ -146,6 +159,8 @@ function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): A
     },
     statsIntervalMs,
     maxJobs,
+    streamCapacity,
+    metricsPort,
     drainTimeoutMs,
     leaveAfterMs,
   };

@@ -1,17 +1,21 @@
 import type { JobRequest } from '@livekit/agents';
 import os from 'node:os';
 
+/** The threshold main.ts gives agents-js: at this load the worker reports itself full (WS_FULL). */
+export const LOAD_THRESHOLD = 1;
+
 /**
- * The worker's load as LiveKit sees it: the larger of the share of the job limit in use and the CPU
- * load per core. At 1 the worker reports itself full and LiveKit stops assigning it rooms.
+ * The worker's load as LiveKit sees it: the largest of the share of the job limit in use, the speaker
+ * streams' cost ÷ the worker's stream capacity, and the CPU load per core. At 1 the worker reports
+ * itself full and LiveKit stops assigning it rooms.
  */
-export function workerLoad(activeJobs: number, maxJobs: number, cpuLoad = os.loadavg()[0]! / os.cpus().length): number {
-  return Math.max(activeJobs / maxJobs, Math.min(cpuLoad, 1));
+export function workerLoad(activeJobs: number, maxJobs: number, cpuLoad = os.loadavg()[0]! / os.cpus().length, streamLoad = 0): number {
+  return Math.max(activeJobs / maxJobs, streamLoad, Math.min(cpuLoad, 1));
 }
 
 /** Load is only refreshed every few seconds: a request past the limit in between is declined. */
-export function acceptsJob(activeJobs: number, maxJobs: number): boolean {
-  return activeJobs < maxJobs;
+export function acceptsJob(activeJobs: number, maxJobs: number, streamLoad = 0): boolean {
+  return activeJobs < maxJobs && streamLoad < LOAD_THRESHOLD;
 }
 
 /** What the capacity needs of agents-js's worker (`AgentServer`): the jobs its processes run. */
@@ -27,7 +31,15 @@ const ASSIGNMENT_WINDOW_MS = 10_000;
  * `activeJobs` once LiveKit assigned it and its process started, so until then it holds a slot here:
  * a burst of requests cannot all be accepted before the first runs.
  */
-export function jobCapacity(maxJobs: number, now: () => number = Date.now) {
+export function jobCapacity(
+  maxJobs: number,
+  now: () => number = Date.now,
+  /** Active speaker streams' cost ÷ stream capacity, across the job processes (StreamBudget.load). */
+  streamLoad: () => number = () => 0,
+  onLoad: (load: number, activeJobs: number) => void = () => undefined,
+  /** CPU load per core (the 1-minute load average by default). */
+  cpuLoad: () => number = () => os.loadavg()[0]! / os.cpus().length,
+) {
   let worker: RunningJobs | null = null;
   const accepted = new Map<string, number>();
   const inUse = () => {
@@ -38,10 +50,12 @@ export function jobCapacity(maxJobs: number, now: () => number = Date.now) {
   return {
     loadFunc: async (server: RunningJobs) => {
       worker = server;
-      return workerLoad(inUse(), maxJobs);
+      const load = workerLoad(inUse(), maxJobs, cpuLoad(), streamLoad());
+      onLoad(load, server.activeJobs.length);
+      return load;
     },
     requestFunc: async (request: JobRequest) => {
-      if (!acceptsJob(inUse(), maxJobs)) return request.reject();
+      if (!acceptsJob(inUse(), maxJobs, streamLoad())) return request.reject();
       accepted.set(request.id, now());
       return request.accept();
     },

@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { restoreCasing } from '../translation/casing';
 import type { TextTranslator, TranslationRequest } from '../translation/translator';
 
 /** Characters that are markup in Apertium's stream format. */
@@ -33,7 +34,9 @@ export class ApertiumTranslator implements TextTranslator {
     // A rule-based engine needs no earlier segments, and cannot name a language it was not told.
     if (request.task.kind !== 'fixed') return;
     const direction = `${request.task.source}>${request.task.target}`;
-    const text = await this.pipe(direction).translate(request.text);
+    // Apertium is case-sensitive: a lowercase "i" would come back untranslated.
+    const input = request.task.source === 'en' ? restoreCasing(request.text) : request.text;
+    const text = await this.pipe(direction).translate(input);
     if (text) yield text;
   }
 

@@ -2,9 +2,14 @@ import { APIConnectionError, stt, voice, type APIConnectOptions } from '@livekit
 import { AudioResampler } from '@livekit/rtc-node';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import os from 'node:os';
 import { createInterface } from 'node:readline';
+import { restoreCasing } from '../translation/casing';
 import { ownFrame } from '../translation/frames';
 import type { LocalEngines } from './local-engines';
+
+/** Niceness of a background recognizer: under contention it gets ~1/70 of the CPU a normal one gets. */
+const BACKGROUND_NICENESS = 19;
 
 /** PocketSphinx's acoustic model is trained on 16 kHz audio; the framework resamples frames to it. */
 export const RECOGNIZER_RATE = 16_000;
@@ -23,6 +28,7 @@ type RecognizerLine =
  */
 export class PocketSphinxSTT extends stt.STT {
   label = 'pocketsphinx';
+  private background = false;
 
   constructor(private readonly engines: Pick<LocalEngines, 'python' | 'recognizerScript' | 'sphinxModel'>) {
     super({ streaming: true, interimResults: true, alignedTranscript: 'word' });
@@ -32,8 +38,13 @@ export class PocketSphinxSTT extends stt.STT {
     throw new Error('PocketSphinxSTT only streams');
   }
 
+  /** Streams opened from now on run at the lowest CPU priority (captions-only speakers beyond capacity). */
+  setBackground(background: boolean): void {
+    this.background = background;
+  }
+
   stream(options?: { connOptions?: APIConnectOptions }): stt.SpeechStream {
-    return new PocketSphinxStream(this, this.engines, options?.connOptions);
+    return new PocketSphinxStream(this, this.engines, this.background, options?.connOptions);
   }
 }
 
@@ -43,6 +54,7 @@ class PocketSphinxStream extends stt.SpeechStream {
   constructor(
     engine: PocketSphinxSTT,
     private readonly engines: Pick<LocalEngines, 'python' | 'recognizerScript' | 'sphinxModel'>,
+    private readonly background: boolean,
     connOptions?: APIConnectOptions,
   ) {
     // Resampled here, not by the framework: its resampler's output frames are views that the next
@@ -55,6 +67,13 @@ class PocketSphinxStream extends stt.SpeechStream {
     const child = spawn(this.engines.python, ['-u', this.engines.recognizerScript, '--hmm', hmm, '--lm', lm, '--dict', dict], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    if (this.background && child.pid !== undefined) {
+      try {
+        os.setPriority(child.pid, BACKGROUND_NICENESS);
+      } catch {
+        // not permitted here: it runs at normal priority
+      }
+    }
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
     child.stdin.on('error', () => undefined);
@@ -123,6 +142,7 @@ class PocketSphinxStream extends stt.SpeechStream {
   }
 
   private speech(text: string, startTime: number, endTime: number, confidence: number): stt.SpeechData {
-    return { text, language: 'en' as stt.SpeechData['language'], startTime, endTime, confidence };
+    // PocketSphinx writes lowercase: captions and translation get "I" and sentence starts back.
+    return { text: restoreCasing(text), language: 'en' as stt.SpeechData['language'], startTime, endTime, confidence };
   }
 }

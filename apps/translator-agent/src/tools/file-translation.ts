@@ -12,6 +12,7 @@ import {
   type TranslationOutputs,
   type TranslationSegment,
 } from '../translation/speaker-pipeline';
+import type { PipelineObserver } from '../metrics/agent-metrics';
 import type { PcmAudio } from './wav';
 
 export interface FileTranslationOptions {
@@ -33,6 +34,8 @@ export interface FileTranslationOptions {
   /** Silence after the file, as a microphone keeps sending: lets voice activity detection close the last utterance. */
   trailingSilenceMs?: number;
   onError?: (error: unknown) => void;
+  /** Told of first audio, stage durations, dropped utterances (the agent's metrics). */
+  observer?: PipelineObserver;
   /** Also publishes the captions, as the agent does (tests read what a room would receive). */
   captions?: Pick<TranslationOutputs, 'transcript' | 'translation'>;
 }
@@ -127,6 +130,7 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
     outputs,
     latency: new LatencyTracker(),
     onError: options.onError,
+    observer: options.observer,
   });
   const running = pipeline.run();
 

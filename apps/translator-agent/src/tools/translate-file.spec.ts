@@ -50,6 +50,12 @@ describe('npm run -s translate:file', () => {
   it.each([
     [['--from', 'en', '--to', 'es'], 2, 'usage'],
     [['--from', 'en', '--to', 'de', '--in', 'x.wav'], 1, 'cannot translate en>de'],
+    // The missing engine, and the env that selects a hosted provider for it.
+    [
+      ['--from', 'es', '--to', 'en', '--in', 'x.wav'],
+      1,
+      'cannot translate es>en: no PocketSphinx recognizer for "es" speech (Debian ships only en-us): set TRANSLATOR_STT=deepgram',
+    ],
     [['--from', 'en', '--to', 'es', '--in', path.join(ROOT, 'package.json')], 1, 'not a WAV file'],
   ])(
     'refuses %j with exit code %i and one line',

@@ -38,7 +38,8 @@ async function main(): Promise<void> {
     process.stderr.write(`translate:file: ${stage} error: ${String((error as Error)?.message ?? error)}\n`),
   );
   if (!providers.supports(args.from, args.to)) {
-    fail(`the pipeline (${describePipeline(loaded.config.pipeline)}) cannot translate ${args.from}>${args.to}`);
+    const why = providers.whyNot?.(args.from, args.to);
+    fail(`the pipeline (${describePipeline(loaded.config.pipeline)}) cannot translate ${args.from}>${args.to}${why ? `: ${why}` : ''}`);
   }
   let audio;
   try {

@@ -10,7 +10,7 @@ import type { SpeechProviders } from './speaker-pipeline';
 import { LlmTranslator, type TextTranslator } from './translator';
 
 /** What a provider reports through the framework's `error` events, logged instead of lost. */
-export type ProviderErrorListener = (stage: 'stt' | 'translation' | 'tts', error: unknown) => void;
+export type ProviderErrorListener = (stage: 'stt' | 'translation' | 'tts', error: unknown, recoverable?: boolean) => void;
 
 /** Sentence-level streaming over a per-request TTS: each sentence is synthesized as soon as it is complete. */
 function sentences(engine: tts.TTS): tts.TTS {
@@ -70,7 +70,7 @@ export function createSpeechProviders(
   switch (config.translation) {
     case 'openai': {
       const model = new openai.LLM({ ...oa(), model: requireConfig(config.openai, 'OpenAI').llmModel, temperature: 0 });
-      translator = new LlmTranslator(model, { onError: (error) => onError('translation', error) });
+      translator = new LlmTranslator(model, { onError: (error, recoverable) => onError('translation', error, recoverable) });
       break;
     }
     case 'local':
@@ -100,6 +100,10 @@ export function createSpeechProviders(
   };
 
   const localTargets = config.local ? new Set(config.local.targets) : null;
+  const localStt = (source: string) => config.stt !== 'local' || source === 'en';
+  const localTranslation = (source: string, target: string) =>
+    config.translation !== 'local' || (apertium?.supports(source, target) ?? false);
+  const localTts = (target: string) => config.tts !== 'local' || (localTargets?.has(target) ?? false);
   return {
     label: `stt=${config.stt} translation=${config.translation} tts=${config.tts}`,
     stt: (languages) => makeStt(languages),
@@ -108,16 +112,27 @@ export function createSpeechProviders(
       let engine = ttsByLanguage.get(language);
       if (!engine) {
         engine = makeTts(language);
-        engine.on('error', (error) => onError('tts', error.error));
+        engine.on('error', (error) => onError('tts', error.error, error.recoverable));
         ttsByLanguage.set(language, engine);
       }
       return engine;
     },
     // Hosted models take any pair; a local stage only what its packages cover.
-    supports: (source, target) =>
-      (config.stt !== 'local' || source === 'en') &&
-      (config.translation !== 'local' || (apertium?.supports(source, target) ?? false)) &&
-      (config.tts !== 'local' || (localTargets?.has(target) ?? false)),
+    supports: (source, target) => localStt(source) && localTranslation(source, target) && localTts(target),
+    whyNot: (source, target) => {
+      const missing: string[] = [];
+      if (!localStt(source))
+        missing.push(
+          `no PocketSphinx recognizer for "${source}" speech (Debian ships only en-us): set TRANSLATOR_STT=deepgram (DEEPGRAM_API_KEY) or openai (OPENAI_API_KEY)`,
+        );
+      if (!localTranslation(source, target))
+        missing.push(`no Apertium pair ${source}>${target} installed: set TRANSLATOR_TRANSLATION=openai (OPENAI_API_KEY)`);
+      if (!localTts(target))
+        missing.push(
+          `no local voice for "${target}" (eSpeak NG speaks the installed Apertium targets): set TRANSLATOR_TTS=elevenlabs (ELEVEN_API_KEY) or openai (OPENAI_API_KEY)`,
+        );
+      return missing.join('; ');
+    },
     close: async () => {
       apertium?.close();
       await Promise.all([...ttsByLanguage.values()].map((engine) => engine.close()));

@@ -12,21 +12,29 @@ export interface RoomSupport {
 }
 
 /** Which of a room's two directions the configured pipeline can serve (a local one: what is installed). */
-export function roomSupport(languages: readonly [string, string], providers: Pick<SpeechProviders, 'label' | 'supports'>): RoomSupport {
+export function roomSupport(
+  languages: readonly [string, string],
+  providers: Pick<SpeechProviders, 'label' | 'supports' | 'whyNot'>,
+): RoomSupport {
   const [a, b] = languages;
   const served: string[] = [];
   const refused: string[] = [];
+  const reasons: string[] = [];
   for (const [source, target] of [
     [a, b],
     [b, a],
   ] as const) {
-    (providers.supports(source, target) ? served : refused).push(directionLabel(source, target));
+    const ok = providers.supports(source, target);
+    (ok ? served : refused).push(directionLabel(source, target));
+    const why = ok ? '' : providers.whyNot?.(source, target);
+    if (why) reasons.push(why);
   }
   const line =
     refused.length === 0
       ? null
-      : `translator: the pipeline (${providers.label}) cannot translate ${refused.join(' or ')}; ` +
-        (served.length === 0 ? 'leaving the room' : `serving only ${served.join(', ')}`);
+      : `translator: the pipeline (${providers.label}) cannot translate ${refused.join(' or ')}` +
+        (reasons.length > 0 ? ` (${reasons.join('; ')})` : '') +
+        `; ${served.length === 0 ? 'leaving the room' : `serving only ${served.join(', ')}`}`;
   return { served, refused, line };
 }
 

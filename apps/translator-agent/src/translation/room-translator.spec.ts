@@ -5,6 +5,8 @@ import { goForward, librivoxClips, localProviders } from '../../test/support/loc
 import { deliveredFrames } from '../tools/file-translation';
 import type { PcmAudio } from '../tools/wav';
 import { ATTR, CAPTION_ATTR, TRANSCRIPTION_TOPIC } from './captions';
+import { LocalAdmission, StreamBudget, type StreamAdmission } from '../capacity/stream-budget';
+import { AgentMetrics } from '../metrics/agent-metrics';
 import { LatencyTracker } from './latency-tracker';
 import { roomSupport } from './room-support';
 import { OUTPUT_SAMPLE_RATE, RoomTranslator } from './room-translator';
@@ -64,10 +66,16 @@ describe('RoomTranslator on recorded speech (local pipeline, real AudioSource tr
     await dispose();
   });
 
-  async function runRoom(mode: 'mono' | 'dual', speakers: { identity: string; languages: string[]; trackSid: string; audio: PcmAudio }[]) {
+  async function runRoom(
+    mode: 'mono' | 'dual',
+    speakers: { identity: string; languages: string[]; trackSid: string; audio: PcmAudio }[],
+    extra: { admission?: StreamAdmission; observer?: AgentMetrics } = {},
+  ) {
     const room = new FakeRoom();
     const audio = recordAudio();
+    let services = new Map<string, string>();
     const translator = new RoomTranslator({
+      ...extra,
       room: room.asRoom(),
       mode,
       languages: ['en', 'es'],
@@ -83,12 +91,41 @@ describe('RoomTranslator on recorded speech (local pipeline, real AudioSource tr
       await new Promise((resolve) => setTimeout(resolve, 200));
       await translator.publish();
       await translator.settled();
+      services = translator.services();
       await translator.close();
     } finally {
       audio.restore();
     }
-    return { room, audio };
+    return { room, audio, services };
   }
+
+  it('a room that grows past the worker capacity keeps captions for every speaker; the newest gets no speech', async () => {
+    const budget = new StreamBudget(1);
+    const metrics = new AgentMetrics();
+    const { room, audio, services } = await runRoom(
+      'dual',
+      [
+        { identity: 'ana', languages: ['en'], trackSid: 'TR_ana', audio: clip('0880') },
+        { identity: 'bob', languages: ['en'], trackSid: 'TR_bob', audio: goForward() },
+      ],
+      { admission: new LocalAdmission(budget), observer: metrics },
+    );
+    expect(Object.fromEntries(services)).toEqual({ TR_ana: 'full', TR_bob: 'captions' });
+    // Captions for both: what each said, and its translation.
+    const finals = captions(room.texts, 'transcript').filter((t) => t.attributes[ATTR.final] === 'true');
+    expect(new Set(finals.map((t) => t.senderIdentity))).toEqual(new Set(['ana', 'bob']));
+    const translations = captions(room.texts, 'translation');
+    expect(translations.find((t) => t.senderIdentity === 'ana')?.text).toMatch(/hombre joven/i);
+    expect(translations.find((t) => t.senderIdentity === 'bob')?.text).toMatch(/diez metros/i);
+    // Speech for the admitted speaker only: one utterance spoken, bob's one captioned instead.
+    expect(audio.seconds.get('es')).toBeGreaterThan(1);
+    const firstAudio = (await metrics.firstAudioSeconds.get()).values.find((v) => v.metricName === 'translator_first_audio_seconds_count');
+    expect(firstAudio?.value).toBe(1);
+    const dropped = (await metrics.utterances.get()).values;
+    expect(dropped).toEqual([expect.objectContaining({ labels: { outcome: 'dropped', reason: 'captions_only' }, value: 1 })]);
+    // Both streams ended: the worker's places are free again.
+    expect(budget.load).toBe(0);
+  }, 120_000);
 
   it('dual: the English speaker is spoken in Spanish with captions on her behalf; the Spanish speaker, whom the local pipeline cannot hear, is only captioned', async () => {
     const { room, audio } = await runRoom('dual', [
@@ -207,9 +244,14 @@ describe('RoomTranslator on recorded speech (local pipeline, real AudioSource tr
     expect(none).toEqual({
       served: [],
       refused: ['de>fr', 'fr>de'],
-      line: expect.stringContaining('cannot translate de>fr or fr>de; leaving the room'),
+      line: expect.stringMatching(/cannot translate de>fr or fr>de \(no PocketSphinx recognizer for "de" speech .*\); leaving the room$/),
     });
     expect(none.line).not.toContain('\n');
-    expect(roomSupport(['en', 'es'], providers)).toMatchObject({ served: ['en>es'], refused: ['es>en'] });
+    // The missing engine and the env that selects a hosted provider for it.
+    expect(roomSupport(['en', 'es'], providers)).toMatchObject({
+      served: ['en>es'],
+      refused: ['es>en'],
+      line: expect.stringContaining('no PocketSphinx recognizer for "es" speech (Debian ships only en-us): set TRANSLATOR_STT='),
+    });
   });
 });

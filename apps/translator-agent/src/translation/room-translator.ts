@@ -15,6 +15,8 @@ import {
   type Room,
 } from '@livekit/rtc-node';
 import { randomBytes } from 'node:crypto';
+import { unlimitedAdmission, type StreamAdmission, type StreamService } from '../capacity/stream-budget';
+import type { PipelineObserver } from '../metrics/agent-metrics';
 import { CaptionPublisher } from './captions';
 import type { LatencyTracker } from './latency-tracker';
 import { LanguageOutput } from './language-output';
@@ -51,6 +53,9 @@ export interface RoomTranslatorOptions {
   providers: SpeechProviders;
   latency: LatencyTracker;
   onError: (error: unknown) => void;
+  /** Which speakers get translated speech: the worker's stream capacity (default: every one). */
+  admission?: StreamAdmission;
+  observer?: PipelineObserver;
 }
 
 /** The languages a participant declared in their join token's metadata (`{"languages": [...]}`). */
@@ -72,6 +77,9 @@ export class RoomTranslator implements TranslationOutputs {
   private readonly outputs = new Map<string, LanguageOutput>();
   private readonly sources: AudioSource[] = [];
   private readonly pipelines = new Map<string, { pipeline: SpeakerPipeline; audio: TrackAudio; done: Promise<void> }>();
+  /** Tracks waiting for the worker's answer on their service; `true` once unsubscribed meanwhile. */
+  private readonly admitting = new Map<string, boolean>();
+  private readonly admission: StreamAdmission;
   private readonly captions: CaptionPublisher;
   /** Segment ids must not repeat after a reconnect of the agent: each session has its own. */
   private readonly session = randomBytes(3).toString('hex');
@@ -80,6 +88,20 @@ export class RoomTranslator implements TranslationOutputs {
   constructor(private readonly options: RoomTranslatorOptions) {
     for (const language of options.languages) this.outputs.set(language, new LanguageOutput());
     this.captions = new CaptionPublisher(() => options.room.localParticipant);
+    this.admission = options.admission ?? unlimitedAdmission;
+    this.admission.onPromote((streamId) => {
+      for (const [trackSid, entry] of this.pipelines) if (this.streamId(trackSid) === streamId) entry.pipeline.setService('full');
+    });
+  }
+
+  /** A speaker stream's id at the worker: unique across the rooms of every job process. */
+  private streamId(trackSid: string): string {
+    return `${this.session}/${trackSid}`;
+  }
+
+  /** Each speaker track's service: `full` (captions and speech) or `captions` (beyond the worker's capacity). */
+  services(): Map<string, StreamService> {
+    return new Map([...this.pipelines].map(([trackSid, entry]) => [trackSid, entry.pipeline.currentService]));
   }
 
   /** Subscribe before connecting, so tracks published before the agent joined are not missed. */
@@ -109,7 +131,24 @@ export class RoomTranslator implements TranslationOutputs {
   private onTrack(track: RemoteTrack, publication: RemoteTrackPublication, participant: RemoteParticipant): void {
     if (this.draining || track.kind !== TrackKind.KIND_AUDIO || participant.kind === ParticipantKind.AGENT) return;
     const trackSid = publication.sid ?? track.sid ?? participant.identity;
-    if (this.pipelines.has(trackSid)) return;
+    if (this.pipelines.has(trackSid) || this.admitting.has(trackSid)) return;
+    this.admitting.set(trackSid, false);
+    // The answer comes within a millisecond (a local socket); the track's audio is read from then on.
+    void this.admission
+      .admit(this.streamId(trackSid))
+      .catch((error: unknown): StreamService => {
+        this.options.onError(error);
+        return 'full';
+      })
+      .then((service) => {
+        const gone = this.admitting.get(trackSid);
+        this.admitting.delete(trackSid);
+        if (gone || this.draining) this.admission.release(this.streamId(trackSid));
+        else this.start(track, participant, trackSid, service);
+      });
+  }
+
+  private start(track: RemoteTrack, participant: RemoteParticipant, trackSid: string, service: StreamService): void {
     const pipeline = new SpeakerPipeline({
       providers: this.options.providers,
       mode: this.options.mode,
@@ -119,6 +158,8 @@ export class RoomTranslator implements TranslationOutputs {
       outputs: this,
       latency: this.options.latency,
       onError: this.options.onError,
+      service,
+      observer: this.options.observer,
     });
     const audio = (this.options.listenTo ?? trackAudio)(track, OUTPUT_SAMPLE_RATE);
     const done = pipeline.run().catch(this.options.onError);
@@ -130,12 +171,14 @@ export class RoomTranslator implements TranslationOutputs {
   }
 
   private stop(trackSid: string): Promise<void> {
+    if (this.admitting.has(trackSid)) this.admitting.set(trackSid, true);
     const entry = this.pipelines.get(trackSid);
     if (!entry) return Promise.resolve();
     this.pipelines.delete(trackSid);
     entry.pipeline.close();
     entry.audio.stop();
-    return entry.done;
+    // Its place goes to the next speaker once what it heard is spoken.
+    return entry.done.finally(() => this.admission.release(this.streamId(trackSid)));
   }
 
   transcript(s: TranscriptSegment): Promise<void> {

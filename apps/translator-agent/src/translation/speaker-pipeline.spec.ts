@@ -2,8 +2,10 @@ import { initializeLogger, stt, tokenize, tts, type voice } from '@livekit/agent
 import { AudioFrame } from '@livekit/rtc-node';
 import { LatencyTracker } from './latency-tracker';
 import { LlmTranslator } from './translator';
+import type { PipelineObserver } from '../metrics/agent-metrics';
 import {
   SpeakerPipeline,
+  type SpeakerPipelineOptions,
   type SpeechProviders,
   type TranscriptSegment,
   type TranslationOutputs,
@@ -19,7 +21,13 @@ interface Recorded {
   audio: Map<string, AudioFrame[]>;
 }
 
-function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: voice.testing.FakeLLMResponse[], attempts = 1) {
+function harness(
+  mode: 'mono' | 'dual',
+  speakerLanguages: string[],
+  responses: voice.testing.FakeLLMResponse[],
+  attempts = 1,
+  extra: Partial<SpeakerPipelineOptions> = {},
+) {
   const stts: ScriptedSTT[] = [];
   const synth = new SilenceTTS();
   const model = new RecordingLLM(responses);
@@ -57,11 +65,13 @@ function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: v
     now: () => (clock += 100),
     onError: (error) => errors.push(error),
     restartDelayMs: 5,
+    ...extra,
   });
   const running = pipeline.run();
   const speech = stts[0]?.streams[0];
   if (!speech) throw new Error('the pipeline opened no recognition stream');
   return {
+    pipeline,
     stts,
     synth,
     model,
@@ -93,6 +103,56 @@ function harness(mode: 'mono' | 'dual', speakerLanguages: string[], responses: v
 }
 
 const seconds = (frames: AudioFrame[] | undefined) => (frames ?? []).reduce((sum, f) => sum + f.samplesPerChannel / f.sampleRate, 0);
+
+/** An observer that keeps what it is told, as the metrics would count it. */
+function observed() {
+  const events: string[] = [];
+  const observer: PipelineObserver = {
+    firstAudio: (source, target) => void events.push(`firstAudio ${source}>${target}`),
+    stage: () => undefined,
+    utterance: (outcome, reason) => void events.push(`${outcome} ${reason}`),
+    recognitionRestart: () => void events.push('restart'),
+    providerError: (stage) => void events.push(`error ${stage}`),
+  };
+  return { events, observer };
+}
+
+describe('SpeakerPipeline beyond the worker capacity and behind real time', () => {
+  it('captions only: the translation is a caption and nothing is spoken, until the stream is given full service', async () => {
+    const { events, observer } = observed();
+    const h = harness(
+      'dual',
+      ['de'],
+      [
+        { input: 'Eins.', content: 'One.' },
+        { input: 'Zwei.', content: 'Two.' },
+      ],
+      1,
+      { service: 'captions', observer },
+    );
+    h.say([startOfSpeech, endOfSpeech, final('Eins.')]);
+    await h.waitFor(() => h.recorded.translations.length === 1);
+    expect(h.recorded.audio.size).toBe(0);
+    h.pipeline.setService('full');
+    h.say([startOfSpeech, endOfSpeech, final('Zwei.')]);
+    await h.finish(2);
+    expect(h.recorded.translations.map((t) => t.text)).toEqual(['One.', 'Two.']);
+    expect(seconds(h.recorded.audio.get('en'))).toBeCloseTo('Two.'.length / 100, 5);
+    expect(events).toEqual(['dropped captions_only', 'firstAudio de>en']);
+  });
+
+  it('speech that would start later than the bound after its utterance ended is not spoken; its caption is sent', async () => {
+    const { events, observer } = observed();
+    // The fake clock moves 100 ms per reading: the first audio comes 100 ms after the end of speech.
+    const h = harness('dual', ['de'], [{ input: 'Guten Morgen.', content: 'Good morning.' }], 1, { maxSpeechDelayMs: 50, observer });
+    h.say([startOfSpeech, endOfSpeech, final('Guten Morgen.')]);
+    await h.finish();
+    expect(h.recorded.translations.map((t) => t.text)).toEqual(['Good morning.']);
+    expect(h.recorded.audio.get('en') ?? []).toEqual([]);
+    expect(h.latency.drain()).toEqual([]);
+    expect(events).toEqual(['dropped late']);
+  });
+});
 
 describe('SpeakerPipeline with deterministic local providers', () => {
   it('dual: a German speaker is transcribed, translated into English and spoken on the English track', async () => {

@@ -1,6 +1,9 @@
 import { directionLabel, recognitionLanguages, routeUtterance, type TranslationMode } from '@app/domain/translation-routing';
 import { stt, tts } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
+import { performance } from 'node:perf_hooks';
+import type { StreamService } from '../capacity/stream-budget';
+import type { PipelineObserver } from '../metrics/agent-metrics';
 import type { LatencyTracker } from './latency-tracker';
 import { parseTargetTag } from './tagged-output';
 import { translationTaskFor, translationTaskKey, type TranslationTask } from './translation-agent';
@@ -45,6 +48,8 @@ export interface SpeechProviders {
   tts(language: string): tts.TTS;
   /** Whether speech in `source` can be translated into `target`. */
   supports(source: string, target: string): boolean;
+  /** Why not, when `supports` says no: the missing engine and the env that selects a hosted provider for it. */
+  whyNot?(source: string, target: string): string;
   close?(): Promise<void>;
 }
 
@@ -61,6 +66,23 @@ export interface SpeakerPipelineOptions {
   onError?: (error: unknown) => void;
   /** Recognition restarts after its stream ended, waiting this long at first, doubling up to 10 s. */
   restartDelayMs?: number;
+  /** `captions`: beyond the worker's capacity, captions only (see `setService`). Default `full`. */
+  service?: StreamService;
+  /** Translated speech that would start later than this after its utterance ended is not spoken (captioned only). */
+  maxSpeechDelayMs?: number;
+  observer?: PipelineObserver;
+}
+
+/**
+ * A recognizer that can run at a lower CPU priority (PocketSphinx, a local process): a captions-only
+ * stream's recognition then yields the CPU to the streams served in full.
+ */
+export interface BackgroundableSTT {
+  setBackground(background: boolean): void;
+}
+
+function backgroundable(engine: stt.STT): engine is stt.STT & BackgroundableSTT {
+  return typeof (engine as Partial<BackgroundableSTT>).setBackground === 'function';
 }
 
 interface Utterance {
@@ -76,6 +98,8 @@ interface Utterance {
 export const MAX_WAITING_UTTERANCES = 2;
 /** Earlier segments (with their translations) given to the translator with each new one. */
 export const CONTEXT_SEGMENTS = 3;
+/** The bound on how far translated speech falls behind: an utterance not spoken within this of its end is captioned only. */
+export const MAX_SPEECH_DELAY_MS = 3000;
 const MAX_RESTART_DELAY_MS = 10_000;
 
 /**
@@ -89,6 +113,8 @@ export class SpeakerPipeline {
   private speech: stt.SpeechStream | null = null;
   private readonly now: () => number;
   private speechEndedAt: number | null = null;
+  /** The same moment on the monotonic clock stage durations are measured with (`now` may be a test's). */
+  private speechEndedMark: number | null = null;
   /** Seconds of audio pushed into the current recognition stream. */
   private pushedSeconds = 0;
   private sequence = 0;
@@ -97,12 +123,21 @@ export class SpeakerPipeline {
   private working: Promise<void> | null = null;
   private readonly contexts = new Map<string, { text: string; translation: string }[]>();
   private wake: (() => void) | null = null;
+  private service: StreamService;
+  /** The recognizer's priority no longer matches the service: open it again at the next pause. */
+  private reprioritize = false;
+  private reopening = false;
+  private inSpeech = false;
 
   constructor(private readonly options: SpeakerPipelineOptions) {
     this.now = options.now ?? Date.now;
+    this.service = options.service ?? 'full';
     const languages = recognitionLanguages(options.mode, options.roomLanguages, options.speaker.languages);
     this.engine = options.providers.stt(languages);
-    this.engine.on('error', (error) => options.onError?.(error.error));
+    this.engine.on('error', (error) => {
+      options.observer?.providerError('stt', error.recoverable);
+      options.onError?.(error.error);
+    });
     const [a, b] = options.roomLanguages;
     for (const [source, target] of [
       [a, b],
@@ -126,6 +161,7 @@ export class SpeakerPipeline {
   async run(): Promise<void> {
     let delay = this.options.restartDelayMs ?? 500;
     while (!this.closed) {
+      if (backgroundable(this.engine)) this.engine.setBackground(this.service !== 'full');
       const speech = this.engine.stream();
       this.speech = speech;
       this.pushedSeconds = 0;
@@ -137,6 +173,11 @@ export class SpeakerPipeline {
       this.speech = null;
       speech.close();
       if (this.closed) break;
+      if (this.reopening) {
+        this.reopening = false;
+        continue;
+      }
+      this.options.observer?.recognitionRestart();
       if (heard) delay = this.options.restartDelayMs ?? 500;
       this.options.onError?.(new Error(`speech recognition of ${this.options.speaker.identity} ended; restarting in ${delay} ms`));
       await new Promise<void>((resolve) => {
@@ -152,6 +193,29 @@ export class SpeakerPipeline {
     while (this.working) await this.working;
   }
 
+  /**
+   * Full service (speech) or captions only, from the next utterance on. A recognizer running in the
+   * background is reopened at normal priority at the next pause in speech.
+   */
+  setService(service: StreamService): void {
+    if (service === this.service) return;
+    this.service = service;
+    if (!backgroundable(this.engine)) return;
+    this.reprioritize = true;
+    if (!this.inSpeech) this.reopenRecognizer();
+  }
+
+  get currentService(): StreamService {
+    return this.service;
+  }
+
+  private reopenRecognizer(): void {
+    if (!this.reprioritize || !this.speech) return;
+    this.reprioritize = false;
+    this.reopening = true;
+    this.speech.endInput();
+  }
+
   /** Stops listening: what was heard is still recognized, translated and spoken, then `run()` resolves. */
   close(): void {
     if (this.closed) return;
@@ -164,12 +228,18 @@ export class SpeakerPipeline {
     switch (event.type) {
       case stt.SpeechEventType.START_OF_SPEECH:
         this.speechEndedAt = null;
+        this.inSpeech = true;
         return;
       case stt.SpeechEventType.END_OF_SPEECH: {
         // A recognizer that says where in its audio the speech ended (PocketSphinx's word times) is told
         // the end only after its trailing silence: latency counts from the speech's end, not from being told.
         const late = event.speechEndTime !== undefined ? this.pushedSeconds - event.speechEndTime : 0;
-        this.speechEndedAt = this.now() - (late > 0 && late < 10 ? late * 1000 : 0);
+        const lateMs = late > 0 && late < 10 ? late * 1000 : 0;
+        this.speechEndedAt = this.now() - lateMs;
+        this.speechEndedMark = performance.now() - lateMs;
+        this.inSpeech = false;
+        // Its final transcript still comes: ending the input only stops what comes after.
+        this.reopenRecognizer();
         return;
       }
       case stt.SpeechEventType.INTERIM_TRANSCRIPT:
@@ -208,6 +278,8 @@ export class SpeakerPipeline {
       detectedLanguage: alt.language || null,
     });
     const endOfSpeechAt = this.speechEndedAt ?? this.now();
+    if (this.speechEndedMark !== null) this.options.observer?.stage('recognition', performance.now() - this.speechEndedMark);
+    this.speechEndedMark = null;
     this.speechEndedAt = null;
     const source = route.kind === 'translate' ? route.source : null;
     this.emit(
@@ -231,9 +303,11 @@ export class SpeakerPipeline {
       if (translationTaskKey(last.task) === translationTaskKey(u.task)) {
         last.text = `${last.text} ${u.text}`;
         last.segmentId = u.segmentId;
+        this.options.observer?.utterance('merged', 'backlog');
         return;
       }
       this.waiting.shift();
+      this.options.observer?.utterance('dropped', 'backlog');
       this.options.onError?.(new Error(`translation of ${this.options.speaker.identity} behind: oldest waiting utterance dropped`));
     }
     this.waiting.push(u);
@@ -251,14 +325,30 @@ export class SpeakerPipeline {
     promise.catch((error: unknown) => this.options.onError?.(error));
   }
 
-  private async *frames(stream: tts.SynthesizeStream, direction: string, u: Utterance): AsyncIterable<AudioFrame> {
-    const { latency } = this.options;
+  private async *frames(
+    stream: tts.SynthesizeStream,
+    source: string,
+    target: string,
+    u: Utterance,
+    synthesisStartedAt: () => number,
+  ): AsyncIterable<AudioFrame> {
+    const { latency, observer } = this.options;
+    const direction = directionLabel(source, target);
     let first = true;
     for await (const audio of stream) {
       if (audio === tts.SynthesizeStream.END_OF_STREAM) break;
       if (first) {
-        latency.record(direction, this.now() - u.endOfSpeechAt);
         first = false;
+        const delay = this.now() - u.endOfSpeechAt;
+        // The track is this far behind the speaker (a backlog of speech, a saturated worker): skip, do not fall further behind.
+        if (delay > (this.options.maxSpeechDelayMs ?? MAX_SPEECH_DELAY_MS)) {
+          observer?.utterance('dropped', 'late');
+          return;
+        }
+        latency.record(direction, delay);
+        observer?.firstAudio(source, target, delay);
+        const at = synthesisStartedAt();
+        if (at > 0) observer?.stage('synthesis', performance.now() - at);
       }
       latency.addAudio(direction, audio.frame.samplesPerChannel / audio.frame.sampleRate);
       yield audio.frame;
@@ -266,32 +356,41 @@ export class SpeakerPipeline {
   }
 
   private async translate(u: Utterance): Promise<void> {
-    const { providers, outputs, roomLanguages } = this.options;
+    const { providers, outputs, roomLanguages, observer } = this.options;
     const key = translationTaskKey(u.task);
     const context = this.contexts.get(key) ?? [];
+    const speak = this.service === 'full';
     let target = u.target;
     let source = u.source;
     let synthesis: tts.SynthesizeStream | null = null;
+    let synthesisStartedAt = 0;
     let playing: Promise<void> = Promise.resolve();
     let pending = '';
     let translated = '';
 
-    const startSpeaking = (to: string) => {
+    const startSpeaking = (to: string): tts.SynthesizeStream | null => {
       source ??= roomLanguages.find((code) => code !== to) ?? null;
+      if (!speak) return null;
       const stream = providers.tts(to).stream();
-      playing = outputs.play(to, this.frames(stream, directionLabel(source ?? '?', to), u));
+      playing = outputs.play(
+        to,
+        this.frames(stream, source ?? '?', to, u, () => synthesisStartedAt),
+      );
       return stream;
     };
     const push = (text: string) => {
       if (!text) return;
       translated += text;
-      synthesis?.pushText(text);
+      if (!synthesis) return;
+      synthesisStartedAt ||= performance.now();
+      synthesis.pushText(text);
     };
 
     if (target) synthesis = startSpeaking(target);
+    const translationStartedAt = performance.now();
     try {
       for await (const delta of providers.translator.translate({ task: u.task, text: u.text, context })) {
-        if (synthesis) {
+        if (target) {
           push(delta);
           continue;
         }
@@ -303,6 +402,7 @@ export class SpeakerPipeline {
         synthesis = startSpeaking(target);
         push(parsed.rest);
       }
+      observer?.stage('translation', performance.now() - translationStartedAt);
     } finally {
       if (synthesis) {
         synthesis.flush();
@@ -310,13 +410,18 @@ export class SpeakerPipeline {
       }
     }
     const text = translated.trim();
-    if (!synthesis || !target) return;
+    if (!target) return;
     if (text) {
       this.contexts.set(key, [...context, { text: u.text, translation: text }].slice(-CONTEXT_SEGMENTS));
       const { identity, trackSid } = this.options.speaker;
       await outputs.translation({ speakerIdentity: identity, trackSid, segmentId: u.segmentId, source, target, text });
     } else {
       this.options.onError?.(new Error(`no translation for segment ${u.segmentId}: nothing said`));
+    }
+    if (!synthesis) {
+      // Beyond the worker's capacity: the translation is a caption, not speech.
+      if (text) observer?.utterance('dropped', 'captions_only');
+      return;
     }
     await playing;
     synthesis.close();

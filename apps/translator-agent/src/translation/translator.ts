@@ -24,7 +24,8 @@ export interface LlmTranslatorOptions {
   /** Attempts per segment when the model fails or answers nothing (agents-js's own retries come first). */
   attempts?: number;
   backoffMs?: number;
-  onError?: (error: unknown) => void;
+  /** `recoverable`: the framework's error event says agents-js retries the call. */
+  onError?: (error: unknown, recoverable?: boolean) => void;
 }
 
 /**
@@ -45,7 +46,7 @@ export class LlmTranslator implements TextTranslator {
     this.attempts = options.attempts ?? 3;
     this.backoffMs = options.backoffMs ?? 250;
     // Without a listener, the framework's `error` event would throw; with one, the failure is logged.
-    model.on('error', (event) => options.onError?.(event.error));
+    model.on('error', (event) => options.onError?.(event.error, event.recoverable));
   }
 
   private agentFor(task: TranslationTask): TranslationAgent {

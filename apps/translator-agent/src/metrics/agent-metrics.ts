@@ -1,0 +1,125 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type Stage = 'recognition' | 'translation' | 'synthesis';
+
+/** What a speaker pipeline reports as it works (the metrics below; nothing in tests that pass none). */
+export interface PipelineObserver {
+  /** End of an utterance's speech → its first translated audio frame. */
+  firstAudio(source: string, target: string, ms: number): void;
+  stage(stage: Stage, ms: number): void;
+  /** An utterance not translated on its own: merged into the one before it, or its speech dropped. */
+  utterance(outcome: 'merged' | 'dropped', reason: 'backlog' | 'late' | 'captions_only'): void;
+  recognitionRestart(): void;
+  /** A provider's error event; a recoverable one is retried by agents-js. */
+  providerError(stage: 'stt' | 'translation' | 'tts', recoverable: boolean): void;
+}
+
+const LATENCY_BUCKETS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 5, 10];
+
+/**
+ * The agent's Prometheus series (`translator_*`), one registry per process: each job process fills
+ * its own and sends it to the worker process, which serves their sum on AGENT_METRICS_PORT.
+ */
+export class AgentMetrics implements PipelineObserver {
+  readonly registry = new Registry();
+
+  readonly firstAudioSeconds = new Histogram({
+    name: 'translator_first_audio_seconds',
+    help: 'End of an utterance to its first translated audio frame, by direction',
+    labelNames: ['from', 'to'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly stageSeconds = new Histogram({
+    name: 'translator_stage_duration_seconds',
+    help: 'Time in each stage: recognition (end of speech to final transcript), translation (the whole call), synthesis (request to first audio)',
+    labelNames: ['stage'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 5],
+    registers: [this.registry],
+  });
+
+  readonly utterances = new Counter({
+    name: 'translator_utterances_total',
+    help: 'Utterances not translated on their own: merged into the previous one (backlog) or whose speech was dropped (late, captions_only)',
+    labelNames: ['outcome', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly providerErrors = new Counter({
+    name: 'translator_provider_errors_total',
+    help: 'Errors reported by a provider, by stage (stt, translation, tts)',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
+
+  readonly providerRetries = new Counter({
+    name: 'translator_provider_retries_total',
+    help: 'Provider calls retried after a recoverable error, by stage',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
+
+  readonly recognitionRestarts = new Counter({
+    name: 'translator_recognition_restarts_total',
+    help: 'Speech recognition streams opened again after they ended',
+    registers: [this.registry],
+  });
+
+  firstAudio(source: string, target: string, ms: number): void {
+    this.firstAudioSeconds.observe({ from: source, to: target }, ms / 1000);
+  }
+
+  stage(stage: Stage, ms: number): void {
+    this.stageSeconds.observe({ stage }, Math.max(0, ms) / 1000);
+  }
+
+  utterance(outcome: 'merged' | 'dropped', reason: 'backlog' | 'late' | 'captions_only'): void {
+    this.utterances.inc({ outcome, reason });
+  }
+
+  recognitionRestart(): void {
+    this.recognitionRestarts.inc();
+  }
+
+  providerError(stage: 'stt' | 'translation' | 'tts', recoverable: boolean): void {
+    this.providerErrors.inc({ stage });
+    if (recoverable) this.providerRetries.inc({ stage });
+  }
+}
+
+/** The worker process's own series: its load as reported to LiveKit, its rooms, streams and capacity. */
+export class WorkerMetrics {
+  readonly registry = new Registry();
+
+  readonly load = new Gauge({
+    name: 'translator_load',
+    help: 'Load reported to LiveKit (at 1 the worker is full: no new rooms are assigned to it)',
+    registers: [this.registry],
+  });
+
+  readonly activeRooms = new Gauge({
+    name: 'translator_active_rooms',
+    help: 'Rooms being translated (job processes running)',
+    registers: [this.registry],
+  });
+
+  constructor(streams: () => { full: number; captions: number }, capacity: number) {
+    new Gauge({
+      name: 'translator_active_streams',
+      help: 'Speaker streams being served, by service (full: captions and speech; captions: captions only, beyond capacity)',
+      labelNames: ['service'] as const,
+      registers: [this.registry],
+      collect() {
+        const { full, captions } = streams();
+        this.set({ service: 'full' }, full);
+        this.set({ service: 'captions' }, captions);
+      },
+    });
+    new Gauge({
+      name: 'translator_stream_capacity',
+      help: 'Speaker streams this worker serves in full (calibrated at start, or TRANSLATOR_STREAM_CAPACITY)',
+      registers: [this.registry],
+    }).set(capacity);
+  }
+}
