@@ -46,6 +46,8 @@ export interface AppConfig {
     stripeMs: number;
     httpRequestMs: number;
     httpHeadersMs: number;
+    /** A request body must have fully arrived this long after its headers (else 408, connection closed). */
+    httpBodyMs: number;
   };
 }
 
@@ -238,6 +240,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       stripeMs: int(env, 'STRIPE_TIMEOUT_MS', 4000, 100, 60_000),
       httpRequestMs,
       httpHeadersMs,
+      httpBodyMs: int(env, 'HTTP_BODY_TIMEOUT_MS', 10_000, 100, 600_000),
     },
   };
   if (isProduction) refuseUnsafeProduction(env, config);

@@ -22,6 +22,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Forbidden.',
   404: NO_ENDPOINT,
   405: 'Method not allowed.',
+  408: 'The request body did not arrive in time.',
   413: 'Request body is too large.',
   415: 'Unsupported media type.',
 };

@@ -1,4 +1,4 @@
-import { json, text, type RequestHandler } from 'express';
+import { json, raw, text, type RequestHandler } from 'express';
 import type { IncomingMessage } from 'node:http';
 import type { AppConfig } from '../../config/app-config';
 import { refusedEncodedBody } from './content-encoding';
@@ -17,32 +17,53 @@ const keepRawBody = (request: IncomingMessage & { rawBody?: Buffer }, _response:
   if (Buffer.isBuffer(buffer)) request.rawBody = buffer;
 };
 
+/** An error the exception filter answers like body-parser's own (status, `{"detail"}`). */
+const bodyError = (status: number, type: string, message: string) => Object.assign(new Error(message), { status, type, expose: true });
+
 /**
  * The body of a request, read in one middleware that picks its parser (one Express layer instead of
  * one per parser, and nothing at all for a request without a body). A compressed body is refused
- * (415); the limit is small everywhere but on the webhooks (the largest body of this API's own routes
- * is well under 1 KB), so an oversized body is refused with 413 before anything reads it.
+ * (415). The limit is small everywhere but on the webhooks (the largest body of this API's own routes
+ * is well under 1 KB): a body that declares more is refused with 413 at once and its connection
+ * closed, without reading it; one that grows past the limit is cut there. A body that has not fully
+ * arrived within `HTTP_BODY_TIMEOUT_MS` is answered 408 and its connection closed. Webhook bodies are
+ * read as raw bytes whatever their type: their signature is checked before anything parses them.
  */
 export function readBodies(config: AppConfig): RequestHandler {
   const { bodyLimitBytes, webhookBodyLimitBytes } = config.http;
   const always = () => true;
+  const webhookBytes = raw({ limit: webhookBodyLimitBytes, type: always, verify: keepRawBody });
   // Not strict: any JSON value is parsed, so a body that is valid JSON but not an object gets model_attributes_type.
-  const webhookJson = json({ limit: webhookBodyLimitBytes, strict: false, type: always, verify: keepRawBody });
   const apiJson = json({ limit: bodyLimitBytes, strict: false, type: always, verify: keepRawBody });
-  // LiveKit posts its webhooks as application/webhook+json; keep them as text for the signature check.
-  const webhookText = text({ limit: webhookBodyLimitBytes, type: always, verify: keepRawBody });
   // Any other body is read as text rather than ignored: a body that is not JSON gets 422
   // model_attributes_type (as in FastAPI), never a room made from defaults.
   const otherText = text({ limit: bodyLimitBytes, type: always, verify: keepRawBody });
   return (request, response, next) => {
     if (refusedEncodedBody(request, response)) return;
     if (!hasBody(request)) return next();
-    const mediaType = mediaTypeOf(request);
     const webhook = isWebhook(request);
-    if (mediaType === 'application/json') return (webhook ? webhookJson : apiJson)(request, response, next);
-    if (webhook && mediaType === 'application/webhook+json') return webhookText(request, response, next);
+    const limit = webhook ? webhookBodyLimitBytes : bodyLimitBytes;
+    const declared = Number(request.headers['content-length']);
+    if (declared > limit) {
+      response.setHeader('Connection', 'close');
+      return next(bodyError(413, 'entity.too.large', 'request entity too large'));
+    }
     // A zero-length body is no body: left undefined, it counts as an empty object.
-    if (request.headers['content-length'] !== '0') return otherText(request, response, next);
-    next();
+    if (declared === 0) return next();
+    let settled = false;
+    const stalled = setTimeout(() => {
+      settled = true;
+      response.setHeader('Connection', 'close');
+      next(bodyError(408, 'request.timeout', 'request body timed out'));
+    }, config.timeouts.httpBodyMs);
+    const done = (error?: unknown) => {
+      if (settled) return; // answered 408 already; the parser ends when the connection closes
+      settled = true;
+      clearTimeout(stalled);
+      next(error);
+    };
+    if (webhook) return webhookBytes(request, response, done);
+    if (mediaTypeOf(request) === 'application/json') return apiJson(request, response, done);
+    return otherText(request, response, done);
   };
 }

@@ -7,6 +7,7 @@ import { Public } from '../../common/auth/public.decorator';
 import { ApiError } from '../../common/errors/api-error';
 import { LiveKitGateway } from '../livekit/livekit.gateway';
 import { InboundEvents } from './inbound-events';
+import { SignatureFailures } from './signature-failures';
 
 /** LiveKit webhooks: verified, stored by event id, answered, then applied from the queue. */
 @ApiExcludeController()
@@ -17,14 +18,16 @@ export class LiveKitWebhookController {
   constructor(
     private readonly livekit: LiveKitGateway,
     private readonly events: InboundEvents,
+    private readonly failures: SignatureFailures,
   ) {}
 
   @Post()
   @HttpCode(200)
   async receive(@Req() request: RawBodyRequest<Request>): Promise<{ received: true }> {
+    this.failures.refuseBlocked(request);
     const raw = request.rawBody?.toString('utf8') ?? '';
     const event = await this.livekit.verifyWebhook(raw, request.headers.authorization);
-    if (!event) throw ApiError.unauthorized('The webhook signature does not verify.');
+    if (!event) throw await this.failures.counted(request, ApiError.unauthorized('The webhook signature does not verify.'));
     const eventId = event.id || createHash('sha256').update(raw).digest('hex');
     await this.events.store({
       provider: 'livekit',
