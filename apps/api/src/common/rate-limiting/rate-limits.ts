@@ -54,6 +54,8 @@ export class RateLimits implements OnModuleDestroy {
   private readonly logger = new Logger('RateLimits');
   private readonly redis: Redis | null;
   private readonly limiters: Record<Budget, RateLimiterRedis> | null;
+  /** The RateLimit-Policy value of each budget: it never changes, so it is built once. */
+  private readonly policies: Record<Budget, string>;
   private readonly reservations = new Map<string, Reservation>();
   /** The reservation in flight per key: the requests that find no points left wait for it together. */
   private readonly reserving = new Map<string, Promise<boolean>>();
@@ -63,6 +65,8 @@ export class RateLimits implements OnModuleDestroy {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     const limits = config.rateLimits;
+    const policyOf = (budget: Budget) => `"${budget}";q=${this.quota(budget)};w=${limits.windowSeconds}`;
+    this.policies = { credential: policyOf('credential'), address: policyOf('address'), 'failed-auth': policyOf('failed-auth') };
     if (!limits.enabled) {
       this.redis = null;
       this.limiters = null;
@@ -191,7 +195,7 @@ export class RateLimits implements OnModuleDestroy {
   /** draft-ietf-httpapi-ratelimit-headers: the policy (quota per window) and what is left of it. */
   private headersFor(budget: Budget, remaining: number, msBeforeNext: number): Record<string, string> {
     return {
-      'RateLimit-Policy': `"${budget}";q=${this.quota(budget)};w=${this.config.rateLimits.windowSeconds}`,
+      'RateLimit-Policy': this.policies[budget],
       RateLimit: `"${budget}";r=${Math.max(0, remaining)};t=${resetSecondsOf(msBeforeNext)}`,
     };
   }
