@@ -138,9 +138,9 @@ describe('npm run dev', () => {
       });
       expect(piped.trim()).toMatch(/^trk_\w{40}$/);
     } finally {
-      // SIGTERM to `npm run dev` itself (npm passes nothing on): every process it started stops
+      // `kill -INT <pid of npm run dev>`: npm passes it on to dev.mjs (the script execs node, no shell in between)
       const running = processesOf(dev);
-      dev.child.kill('SIGTERM');
+      dev.child.kill('SIGINT');
       expect(await leftAfter(running, STOP_WITHIN_MS)).toEqual([]);
     }
     // the last started stop first: when LiveKit was asked to stop, the API and the workers were gone
