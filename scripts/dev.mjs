@@ -143,9 +143,9 @@ try {
   let account = null;
   if (config.env === 'production') say('NODE_ENV=production: no development organization is created.');
   else {
-    const file = path.join(DATA, `dev-account-${new URL(databaseUrl).pathname.slice(1) || 'postgres'}.json`);
-    const printed = await capture('dist/apps/api/apps/api/src/cli/main.js', ['dev:account', '--file', file]);
-    account = { ...JSON.parse(printed), file: path.relative(ROOT, file) };
+    // The CLI names the file (one per database) and prints it, so that `npm run -s cli -- dev:account` finds the same.
+    account = JSON.parse(await capture('dist/apps/api/apps/api/src/cli/main.js', ['dev:account']));
+    account.file = path.relative(ROOT, account.file);
   }
   for (const line of bannerLines({ port: config.port, rooms, agent, account })) say(line);
 } catch (error) {

@@ -21,6 +21,7 @@ export function bannerLines({ port, rooms, agent, account }) {
     lines.push(
       `Dev org:     ${account.organization_id} (${account.created ? 'created now' : 'kept'} in ${account.file}), credit ${dollars(account.credit_cents)}`,
       `API key:     ${account.api_key}`,
+      'Key again:   npm run -s cli -- dev:account | jq -r .api_key',
       'Try it:',
       rooms.available
         ? `  curl -s -X POST ${base}/v1/rooms ${auth} -H "Content-Type: application/json" -d '{}'`

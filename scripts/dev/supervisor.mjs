@@ -95,7 +95,7 @@ export function createSupervisor({ say, deadlineMs = 9_000, exit = (code) => pro
     return stopping;
   }
 
-  /** Ctrl-C, SIGTERM and SIGHUP stop everything; so does the death of the parent (`kill <npm pid>`: npm does not pass it on). */
+  /** Ctrl-C, SIGINT, SIGTERM and SIGHUP stop everything (npm passes SIGINT and SIGTERM on); so does the death of the parent. */
   function stopOnSignals() {
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stopAll(0));
     const parent = process.ppid;

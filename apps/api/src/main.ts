@@ -14,8 +14,16 @@ async function main(): Promise<void> {
   }
   const app = await createApp(config);
   exitAfterDrainTime(config.shutdownTimeoutMs, 'The API');
-  await app.listen(config.port, '0.0.0.0');
-  process.stdout.write(`API listening on http://127.0.0.1:${config.port} (docs: http://127.0.0.1:${config.port}/docs)\n`);
+  await app.listen(config.port, config.host);
+  const bound = config.host.includes(':') ? `[${config.host}]:${config.port}` : `${config.host}:${config.port}`;
+  const local = localUrl(config.host, config.port);
+  process.stdout.write(`API listening on ${bound} (${local}, docs: ${local}/docs)\n`);
+}
+
+/** Where this machine reaches the API: the bound address, or loopback when it listens on every interface. */
+function localUrl(host: string, port: number): string {
+  const reach = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${reach.includes(':') ? `[${reach}]` : reach}:${port}`;
 }
 
 main().catch((error: Error) => {

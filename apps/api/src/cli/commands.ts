@@ -59,10 +59,12 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
     },
   },
   'dev:account': {
-    usage: 'dev:account --file <path> (development only: the organization, API key and credit `npm run dev` prints)',
+    usage:
+      'dev:account [--file <path>] (development only: the organization, API key and credit `npm run dev` prints; ' +
+      'kept by default in .data/dev-account-<database>.json)',
     run: async (app, args) => {
       const { values } = parseArgs({ args, options: { file: { type: 'string' } } });
-      return devAccount(app, required(values, 'file'));
+      return devAccount(app, values.file);
     },
   },
   'org:create': {

@@ -39,6 +39,11 @@ async function keyStillWorks(dataSource: DataSource, config: AppConfig, account:
   return rows.length > 0;
 }
 
+/** Where `npm run dev` keeps the development organization of a database: one file per database name. */
+export function devAccountFile(databaseUrl: string, directory = process.cwd()): string {
+  return path.join(directory, '.data', `dev-account-${new URL(databaseUrl).pathname.slice(1) || 'postgres'}.json`);
+}
+
 /**
  * The development organization of `npm run dev`: created once with an API key and a development
  * credit grant, kept in `file` (under the git-ignored .data/), and created again only when the
@@ -46,14 +51,15 @@ async function keyStillWorks(dataSource: DataSource, config: AppConfig, account:
  */
 export async function devAccount(
   app: INestApplicationContext,
-  file: string,
-): Promise<StoredAccount & { created: boolean; credit_cents: number }> {
+  file?: string,
+): Promise<StoredAccount & { created: boolean; credit_cents: number; file: string }> {
   const config = app.get<AppConfig>(APP_CONFIG);
   if (config.env === 'production') throw new UsageError('dev:account is for development only; it never runs with NODE_ENV=production.');
+  file ??= devAccountFile(config.databaseUrl);
   const dataSource = app.get(DataSource);
   const stored = readStored(file);
   if (stored && (await keyStillWorks(dataSource, config, stored))) {
-    return { ...stored, created: false, credit_cents: await app.get(CreditAccountsRepository).readBalance(stored.organization_id) };
+    return { ...stored, created: false, credit_cents: await app.get(CreditAccountsRepository).readBalance(stored.organization_id), file };
   }
   const account = await app.get(OrganizationsService).create({ name: 'Development', email: 'dev@localhost.test', firstName: 'Dev' });
   const ledger = app.get(Ledger);
@@ -69,5 +75,5 @@ export async function devAccount(
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(account, null, 2)}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
-  return { ...account, created: true, credit_cents: await app.get(CreditAccountsRepository).readBalance(account.organization_id) };
+  return { ...account, created: true, credit_cents: await app.get(CreditAccountsRepository).readBalance(account.organization_id), file };
 }

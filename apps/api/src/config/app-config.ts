@@ -1,6 +1,10 @@
+import { isIP } from 'node:net';
+
 /** Typed, validated configuration. Every variable of docs/decisions is read here and nowhere else. */
 export interface AppConfig {
   env: 'development' | 'test' | 'production';
+  /** The address the API listens on: 0.0.0.0 (every IPv4 interface), :: (every interface) or one address. */
+  host: string;
   port: number;
   databaseUrl: string;
   databasePoolSize: number;
@@ -94,6 +98,12 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
   return value;
 }
 
+function ipAddress(env: Env, name: string, fallback: string): string {
+  const value = optional(env, name) ?? fallback;
+  if (isIP(value) === 0) throw new ConfigError(`${name} must be an IP address to listen on (0.0.0.0, ::, 127.0.0.1, …), got "${value}"`);
+  return value;
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -160,6 +170,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS must be at most HTTP_REQUEST_TIMEOUT_MS (${httpRequestMs})`);
   const config: AppConfig = {
     env: nodeEnv,
+    host: ipAddress(env, 'HOST', '0.0.0.0'),
     port: int(env, 'PORT', 3000, 0, 65535),
     databaseUrl: url(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/translation_rooms', ['postgres:', 'postgresql:']) as string,
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 20, 1, 1000),

@@ -138,9 +138,9 @@ describe('npm run dev', () => {
       });
       expect(piped.trim()).toMatch(/^trk_\w{40}$/);
     } finally {
-      // SIGTERM to `npm run dev` itself (npm passes nothing on): every process it started stops
+      // `kill -INT <pid of npm run dev>`: npm passes it on to dev.mjs (the script execs node, no shell in between)
       const running = processesOf(dev);
-      dev.child.kill('SIGTERM');
+      dev.child.kill('SIGINT');
       expect(await leftAfter(running, STOP_WITHIN_MS)).toEqual([]);
     }
     // the last started stop first: when LiveKit was asked to stop, the API and the workers were gone
@@ -162,6 +162,14 @@ describe('npm run dev', () => {
     try {
       expect(banner.find((l) => l.startsWith('[dev] Dev org:'))).toMatch(/kept in/);
       expect(apiKeyOf(banner)).toBe(firstKey);
+      // the banner's way to get the key again, whatever the database's name
+      expect(banner).toContain('[dev] Key again:   npm run -s cli -- dev:account | jq -r .api_key');
+      const again = execSync('npm run -s cli -- dev:account | jq -r .api_key', {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      });
+      expect(again.trim()).toBe(firstKey);
     } finally {
       process.kill(-dev.child.pid!, 'SIGINT'); // what the terminal does on Ctrl-C: the whole foreground group
       expect(await leftAfter(running, STOP_WITHIN_MS)).toEqual([]);

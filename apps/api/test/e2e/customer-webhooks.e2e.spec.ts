@@ -351,6 +351,10 @@ describe('Customer webhook endpoints without WEBHOOK_ALLOW_PRIVATE_URLS', () => 
         ['https://[::1]/hooks', 'value_error'],
         ['https://[fd00:ec2::254]/hooks', 'value_error'],
         ['https://[::ffff:127.0.0.1]/hooks', 'value_error'],
+        ['https://[::127.0.0.1]/hooks', 'value_error'],
+        ['https://[2002:7f00:1::]/hooks', 'value_error'],
+        ['https://[64:ff9b::10.0.0.1]/hooks', 'value_error'],
+        ['https://[2001:0:7f00:1::]/hooks', 'value_error'],
       ]) {
         const res = await t.http().post('/v1/webhook-endpoints').set(org.auth).send({ url });
         expect({ url, status: res.status, loc: res.body.detail?.[0]?.loc, type: res.body.detail?.[0]?.type }).toEqual({

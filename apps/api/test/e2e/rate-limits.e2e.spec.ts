@@ -11,6 +11,7 @@ const LIMITS = {
   RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: '3',
   // Each test speaks from addresses of its own, given the way a proxy in front of the API would.
   TRUST_PROXY_HOPS: '1',
+  METRICS_TOKEN: 'metrics-token-for-tests',
 };
 
 /** A client address no other test uses (TEST-NET-3, never routed). */
@@ -89,6 +90,27 @@ describe('rate limits', () => {
     // Blocked for the rest of the window, whatever it sends; other addresses are not.
     expect((await me(org.auth, address)).status).toBe(429);
     expect((await me(org.auth, newAddress())).status).toBe(200);
+  });
+
+  it('counts wrong metrics tokens as failed authentications of the address', async () => {
+    const address = newAddress();
+    const org = await createOrganization(h.t);
+    const scrape = (token: string) => h.t.http().get('/metrics').set('Authorization', `Bearer ${token}`).set('X-Forwarded-For', address);
+    for (let i = 0; i < 3; i++) {
+      const res = await scrape(`wrong-${i}`);
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+      expectLimitHeaders(res, 'failed-auth', 3, 2 - i);
+    }
+    const fourth = await scrape('wrong-3');
+    expect(fourth.status).toBe(429);
+    expect(fourth.headers['retry-after']).toMatch(/^\d+$/);
+    // The address is refused everywhere for the rest of the window, the right token included.
+    expect((await me(org.auth, address)).status).toBe(429);
+    expect((await scrape(LIMITS.METRICS_TOKEN)).status).toBe(429);
+    expect(
+      (await h.t.http().get('/metrics').set('Authorization', `Bearer ${LIMITS.METRICS_TOKEN}`).set('X-Forwarded-For', newAddress())).status,
+    ).toBe(200);
   });
 
   it('never limits signed webhooks', async () => {

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import type { QueueName } from '@app/contracts';
 import { loadConfig } from '../../src/config/app-config';
 import { QueueRegistry } from '../../src/queue/queue-registry';
+import { deleteKeysOf, testQueuePrefix } from '../support/redis-keys';
 
 describe('queue registry shutdown', () => {
   it('lets a running job finish before it closes, and refuses a second handler for one queue', async () => {
-    const config = loadConfig({ ...process.env, NODE_ENV: 'test', QUEUE_PREFIX: `trk_test_${randomBytes(4).toString('hex')}` });
+    const config = loadConfig({ ...process.env, NODE_ENV: 'test', QUEUE_PREFIX: testQueuePrefix() });
     const registry = new QueueRegistry(config);
     const queue = 'shutdown-test' as QueueName;
     let started!: () => void;
@@ -21,5 +21,6 @@ describe('queue registry shutdown', () => {
     await running;
     await registry.onApplicationShutdown();
     expect(finished).toBe(true);
+    await deleteKeysOf(config.redisUrl, config.queuePrefix);
   });
 });

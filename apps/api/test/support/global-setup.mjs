@@ -29,5 +29,5 @@ export default async function globalSetup() {
   process.env.TEST_DATABASE_BASE_URL = baseUrl;
   process.env.TEST_RUN_ID = runId;
   process.env.REDIS_URL = redisUrl;
-  globalThis.__TEMPLATE__ = { baseUrl, template, runId };
+  globalThis.__TEMPLATE__ = { baseUrl, template, runId, redisUrl };
 }

@@ -1,5 +1,4 @@
 import type { INestApplication } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import request from 'supertest';
 import type { DestinationStream } from 'pino';
@@ -8,6 +7,7 @@ import { createApp } from '../../src/app.factory';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
 import { buildOpenApiDocument } from '../../src/openapi';
 import { OpenApiAnswers } from './openapi-answers';
+import { deleteKeysOf, testQueuePrefix } from './redis-keys';
 import { createTestDatabase, dropTestDatabase } from './test-database';
 
 export interface TestApp {
@@ -32,7 +32,10 @@ export async function startTestApp(env: Record<string, string> = {}, logDestinat
   };
 }
 
-/** The application on an existing database, like another deployment of the same service; closing it leaves the database. */
+/**
+ * The application on an existing database, like another deployment of the same service; closing it leaves
+ * the database, and removes its Redis keys unless its QUEUE_PREFIX was given (another app's, still running).
+ */
 export async function startTestAppOn(
   databaseUrl: string,
   env: Record<string, string> = {},
@@ -42,7 +45,7 @@ export async function startTestAppOn(
     ...process.env,
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
-    QUEUE_PREFIX: `trk_test_${randomBytes(4).toString('hex')}`,
+    QUEUE_PREFIX: testQueuePrefix(),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // Every test speaks from 127.0.0.1 and many send bad credentials on purpose: the failed-authentication
     // budget of one address would end them. rate-limits.e2e.spec.ts tests it with a budget of its own.
@@ -59,7 +62,10 @@ export async function startTestAppOn(
     config,
     db: app.get(DataSource),
     http: () => checkedAgainstDocument(request(server), answers),
-    close: () => app.close(),
+    close: async () => {
+      await app.close();
+      if (env.QUEUE_PREFIX === undefined) await deleteKeysOf(config.redisUrl, config.queuePrefix);
+    },
   };
 }
 

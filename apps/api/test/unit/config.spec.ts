@@ -11,6 +11,7 @@ describe('configuration', () => {
   it('has the documented defaults', () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
+    expect(config.host).toBe('0.0.0.0');
     expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/translation_rooms');
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
     expect(config.livekit).toEqual({ url: 'ws://127.0.0.1:7880', apiUrl: 'http://127.0.0.1:7880', apiKey: 'devkey', apiSecret: 'secret' });
@@ -26,6 +27,8 @@ describe('configuration', () => {
   it.each([
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
+    [{ HOST: 'localhost' }, 'HOST'],
+    [{ HOST: '0.0.0.0:3000' }, 'HOST'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ REDIS_URL: 'not a url' }, 'REDIS_URL'],
     [{ MIN_TOPUP_CENTS: '900', MAX_TOPUP_CENTS: '800' }, 'MAX_TOPUP_CENTS'],

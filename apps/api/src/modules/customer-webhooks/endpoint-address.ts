@@ -1,46 +1,56 @@
 import { lookup } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * Where a webhook must never go: loopback, private, shared, link-local (cloud metadata), multicast,
- * reserved. Two lists: a BlockList matches IPv4 addresses against its IPv6 rules too (as mapped).
+ * Where a webhook must never go: anything but a public unicast address. ipaddr.js names the special
+ * ranges (loopback, private, shared, link-local and cloud metadata, multicast, reserved, …); an IPv6
+ * address that carries an IPv4 one (mapped, translated, NAT64, 6to4, Teredo) is judged by the IPv4
+ * addresses it reaches, and the rest of IPv6 is public only inside global unicast (2000::/3), which
+ * leaves out the deprecated IPv4-compatible ::/96.
  */
-const refused4 = new BlockList();
-const refused6 = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 3],
-] as const) {
-  refused4.addSubnet(network, prefix, 'ipv4');
+const globalUnicast6 = ipaddr.IPv6.parseCIDR('2000::/3');
+const nat64WellKnown = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+const unspecified4 = new ipaddr.IPv4([0, 0, 0, 0]);
+
+function isPublic4(address: ipaddr.IPv4): boolean {
+  return address.range() === 'unicast';
 }
-for (const [network, prefix] of [
-  ['::', 127], // unspecified and loopback
-  ['::ffff:0:0', 96], // IPv4-mapped
-  ['64:ff9b::', 96], // NAT64 (reaches IPv4 addresses)
-  ['100::', 64], // discard
-  ['2001:db8::', 32], // documentation
-  ['fc00::', 7], // unique local (also AWS's fd00:ec2::254 metadata)
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-] as const) {
-  refused6.addSubnet(network, prefix, 'ipv6');
+
+function ipv4At(bytes: number[], offset: number, mask = 0): ipaddr.IPv4 {
+  return new ipaddr.IPv4(bytes.slice(offset, offset + 4).map((byte) => byte ^ mask));
+}
+
+/** The IPv4 addresses an IPv6 address leads to, or null when it embeds none. */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const bytes = address.toByteArray();
+  const range = address.range();
+  if (range === 'ipv4Mapped' || range === 'rfc6145') return [ipv4At(bytes, 12)]; // ::ffff:a.b.c.d, ::ffff:0:a.b.c.d
+  // 64:ff9b::a.b.c.d; the local-use 64:ff9b:1::/48 may place it anywhere
+  if (range === 'rfc6052') return address.match(nat64WellKnown) ? [ipv4At(bytes, 12)] : [unspecified4];
+  if (range === '6to4') return [ipv4At(bytes, 2)]; // 2002:aabb:ccdd::
+  if (range === 'teredo') return [ipv4At(bytes, 4), ipv4At(bytes, 12, 0xff)]; // server, then the obfuscated client
+  return null;
+}
+
+/** ipaddr.js reads '::a.b.c.d' as IPv4-mapped: the WHATWG URL parser spells the address in hex first. */
+function parse6(address: string): ipaddr.IPv6 | null {
+  try {
+    return ipaddr.IPv6.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1));
+  } catch {
+    return null; // a zone id (link-local only) or an unparsable address
+  }
 }
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  return family === 4 ? !refused4.check(address, 'ipv4') : !refused6.check(address, 'ipv6');
+  if (family === 4) return isPublic4(ipaddr.IPv4.parse(address));
+  const v6 = parse6(address);
+  if (!v6) return false;
+  const embedded = embeddedIPv4(v6);
+  if (embedded) return embedded.every(isPublic4);
+  return v6.range() === 'unicast' && v6.match(globalUnicast6);
 }
 
 export class RefusedAddressError extends Error {

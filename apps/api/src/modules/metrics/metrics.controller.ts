@@ -1,4 +1,4 @@
-import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Ip, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { timingSafeEqual, createHash } from 'node:crypto';
@@ -6,6 +6,7 @@ import { Public } from '../../common/auth/public.decorator';
 import { ApiError } from '../../common/errors/api-error';
 import { NO_ENDPOINT } from '../../common/errors/route-not-found';
 import { ApiErrors } from '../../common/openapi/error-responses';
+import { RateLimits } from '../../common/rate-limiting/rate-limits';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Metrics } from './metrics';
@@ -17,6 +18,7 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 export class MetricsController {
   constructor(
     private readonly metrics: Metrics,
+    private readonly limits: RateLimits,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -33,12 +35,18 @@ export class MetricsController {
   @ApiErrors(401, 404)
   async scrape(
     @Headers('authorization') authorization: string | undefined,
+    @Ip() address: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string> {
     const token = this.config.metrics.token;
     if (token === null) throw ApiError.notFound(NO_ENDPOINT);
+    // A wrong token counts against the address's failed-authentication budget, as a wrong API key does.
+    this.limits.refuseBlockedAddress(address ?? 'unknown');
     const sent = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-    if (sent === undefined || !timingSafeEqual(digest(sent), digest(token))) throw ApiError.unauthorized('Missing or wrong metrics token.');
+    if (sent === undefined || !timingSafeEqual(digest(sent), digest(token))) {
+      const error = ApiError.unauthorized('Missing or wrong metrics token.');
+      throw new ApiError(401, error.message, { ...error.headers, ...(await this.limits.recordFailedAuthentication(address ?? 'unknown')) });
+    }
     const text = await this.metrics.registry.metrics();
     response.setHeader('Content-Type', this.metrics.registry.contentType);
     return text;
