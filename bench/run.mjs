@@ -291,6 +291,16 @@ function verdict(row) {
   return reasons.length ? `FAIL (${reasons.join(', ')})` : 'pass';
 }
 
+/** A markdown table with aligned columns; columns 1 to `lastNumeric` are right-aligned numbers. */
+function markdownTable(header, lines, lastNumeric) {
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i].length)));
+  const numeric = (i) => i >= 1 && i <= lastNumeric;
+  const cell = (text, i) => (numeric(i) ? text.padStart(widths[i]) : text.padEnd(widths[i]));
+  const render = (line) => `| ${line.map(cell).join(' | ')} |`;
+  const rule = `|${widths.map((w, i) => (numeric(i) ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
+  return [render(header), rule, ...lines.map(render)].join('\n');
+}
+
 function formatTable(rows) {
   const fmt = (value, digits = 0) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
   const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'baseline p50', 'ratio', 'target', 'pass/fail'];
@@ -305,12 +315,7 @@ function formatTable(rows) {
     describeTarget(row.scenario.target),
     verdict(row),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i].length)));
-  const numeric = (i) => i >= 1 && i <= 6;
-  const cell = (text, i) => (numeric(i) ? text.padStart(widths[i]) : text.padEnd(widths[i]));
-  const render = (line) => `| ${line.map(cell).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (numeric(i) ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
-  return [render(header), rule, ...lines.map(render)].join('\n');
+  return markdownTable(header, lines, 6);
 }
 
 /** BENCH_COMPARE's table: each request row for the other build and this one, measured in the same rounds. */
@@ -349,12 +354,7 @@ function formatCompareTable(rows, ref) {
       verdictText,
     ];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i].length)));
-  const numeric = (i) => i >= 1 && i <= 8;
-  const cell = (text, i) => (numeric(i) ? text.padStart(widths[i]) : text.padEnd(widths[i]));
-  const render = (line) => `| ${line.map(cell).join(' | ')} |`;
-  const rule = `|${widths.map((w, i) => (numeric(i) ? `${'-'.repeat(w + 1)}:` : '-'.repeat(w + 2))).join('|')}|`;
-  return [render(header), rule, ...lines.map(render)].join('\n');
+  return markdownTable(header, lines, 8);
 }
 
 /**
