@@ -1,7 +1,6 @@
 import { types } from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config';
-import { ENTITIES } from './entities';
 import { FailFastClient } from './fail-fast-client';
 import { MIGRATIONS } from './migrations';
 
@@ -20,7 +19,8 @@ export function dataSourceOptions({ databaseUrl, databasePoolSize }: DatabaseCon
   return {
     type: 'postgres',
     url: databaseUrl,
-    entities: ENTITIES,
+    // No entities: every statement is SQL of its own (docs/decisions.md); TypeORM runs migrations and holds the pool.
+    entities: [],
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     synchronize: false,

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
 import { REDIS_UNAVAILABLE, ServiceUnavailableError } from '../common/errors/service-unavailable';
-import { createRequestRedisConnection, workerRedisConnection } from './redis-connection';
+import { createRequestRedisConnection, workerRedisConnection } from '../common/redis/redis-connection';
 
 export const CONSUMED_QUEUES = Symbol('CONSUMED_QUEUES');
 

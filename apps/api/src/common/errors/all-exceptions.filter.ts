@@ -9,12 +9,7 @@ import { RequestValidationError, type ValidationIssue } from './validation-error
 import { echoPrefix } from '../json/json-shape';
 import { loggableUrl } from '../logging/request-logging';
 import { ReplayedAnswer } from './replayed-answer';
-
-export interface Answer {
-  status: number;
-  body: { detail: string | ValidationIssue[] };
-  headers?: Record<string, string>;
-}
+import type { Answer } from './answer';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request.',

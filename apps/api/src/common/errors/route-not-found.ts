@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Answer } from './all-exceptions.filter';
+import type { Answer } from './answer';
 
 export const NO_ENDPOINT = 'There is no endpoint at this path.';
 

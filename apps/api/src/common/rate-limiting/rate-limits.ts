@@ -4,7 +4,7 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { ApiError } from '../errors/api-error';
-import { createRequestRedisConnection } from '../../queue/redis-connection';
+import { createRequestRedisConnection } from '../redis/redis-connection';
 
 /** The budgets of docs/decisions.md ("Rate limits"); the name appears in the RateLimit headers. */
 export type Budget = 'credential' | 'address' | 'failed-auth';
