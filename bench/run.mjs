@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, ensurePostgres, ensureRedis } from '../scripts/services.mjs';
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, deleteRedisKeys, ensurePostgres, ensureRedis } from '../scripts/services.mjs';
 import { formatAttackRow, measureAttack } from './attack.mjs';
 import { formatProfileSummary, summarizeProfile } from './profile-summary.mjs';
 
@@ -246,26 +246,28 @@ function summarize(rounds) {
 
 /** Runs the row's load on the API with its CPU profiler on (bench/cpu-profile-preload.cjs) and summarizes the profile. */
 async function profileRow(api, profileDir, spec, name) {
-  const profilesBefore = new Set(readdirSync(profileDir));
-  const waitFor = async (test, what) => {
+  const until = async (ready, what) => {
     for (let i = 0; i < 200; i++) {
-      const found = readdirSync(profileDir).find(test);
-      if (found) return found;
+      if (ready()) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new Error(`the API wrote no ${what}`);
+    throw new Error(`the API gave no ${what} within 10 s`);
   };
-  if (WARMUP > 0) await autocannonRun(spec.target, WARMUP);
-  // the preload writes `<pid>.started` (the profile's number) once the profiler runs
+  const profilesBefore = new Set(readdirSync(profileDir));
+  // the preload writes `<pid>.started` (the number of the profile it started) once the profiler runs
   const marker = path.join(profileDir, `${api.pid}.started`);
-  const markerBefore = existsSync(marker) ? readFileSync(marker, 'utf8') : null;
+  const started = () => (existsSync(marker) ? readFileSync(marker, 'utf8') : null);
+  if (WARMUP > 0) await autocannonRun(spec.target, WARMUP);
+  const startedBefore = started();
   api.kill('SIGWINCH');
-  for (let i = 0; i < 200 && (!existsSync(marker) || readFileSync(marker, 'utf8') === markerBefore); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await until(() => started() !== null && started() !== startedBefore, 'profiler start');
   const result = await autocannonRun(spec.target, DURATION);
   api.kill('SIGWINCH');
-  const file = await waitFor((f) => f.endsWith('.cpuprofile') && !profilesBefore.has(f), 'profile');
+  let file;
+  await until(
+    () => (file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile') && !profilesBefore.has(f))) !== undefined,
+    'profile',
+  );
   const summary = summarizeProfile(JSON.parse(readFileSync(path.join(profileDir, file), 'utf8')), result.requests.total);
   return formatProfileSummary(`${name} (${(result.requests.total / result.duration).toFixed(0)} req/s while profiled)`, summary);
 }
@@ -461,7 +463,7 @@ async function main() {
         await client.end();
       }
     });
-    cleanups.push(() => deleteQueueKeys(redisUrl, queuePrefix));
+    cleanups.push(() => deleteRedisKeys(redisUrl, `${queuePrefix}:*`));
 
     const env = {
       ...process.env,
@@ -711,23 +713,6 @@ async function main() {
     return rows.some((row) => row.error) ? 1 : 0;
   } finally {
     await cleanup();
-  }
-}
-
-/** Removes the BullMQ keys the API created under the run's own prefix. */
-async function deleteQueueKeys(redisUrl, prefix) {
-  const { default: Redis } = await import('ioredis');
-  const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await client.connect();
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      if (keys.length) await client.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    client.disconnect();
   }
 }
 

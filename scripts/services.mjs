@@ -131,3 +131,27 @@ export async function ensureRedis(redisUrl = DEFAULT_REDIS_URL, log = console.lo
   child.kill('SIGKILL');
   throw new Error(`redis-server did not start on port ${port}.`);
 }
+
+/**
+ * Deletes the Redis keys matching `pattern` (SCAN, then DEL each page), or only lists them with
+ * `dryRun`; the keys found. The bench removes its run's queue keys with it, the tests' global
+ * teardown what a run left.
+ */
+export async function deleteRedisKeys(redisUrl, pattern, { dryRun = false } = {}) {
+  const { default: Redis } = await import('ioredis');
+  const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await client.connect();
+  const found = [];
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      found.push(...keys);
+      if (keys.length && !dryRun) await client.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    client.disconnect();
+  }
+  return found;
+}

@@ -1,3 +1,6 @@
+import express from 'express';
+import helmet from 'helmet';
+import request from 'supertest';
 import { createOrganization } from '../support/factories';
 import { startTestApp, type TestApp } from '../support/test-app';
 
@@ -28,6 +31,23 @@ describe('browser access', () => {
       expect(res.headers['referrer-policy']).toBe('no-referrer');
       expect(res.headers['content-security-policy']).toContain("default-src 'self'");
       expect(res.headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
+  it('sends exactly the headers helmet itself sets, though they are computed once at start', async () => {
+    // helmet run per request on a bare express app: the oracle for the list the API recorded at start
+    const bare = await request(
+      express()
+        .disable('x-powered-by')
+        .use(helmet())
+        .get('/', (_req, res) => res.json({})),
+    ).get('/');
+    const own = ['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'etag'];
+    const helmets = Object.entries(bare.headers).filter(([name]) => !own.includes(name));
+    expect(helmets.length).toBeGreaterThanOrEqual(10);
+    const org = await createOrganization(t);
+    for (const res of [await t.http().get('/v1/users/me').set(org.auth), await t.http().post('/v1/rooms').set(org.auth).send('[')]) {
+      for (const [name, value] of helmets) expect([name, res.headers[name]]).toEqual([name, value]);
     }
   });
 

@@ -1,34 +1,20 @@
 import pg from 'pg';
+import { deleteRedisKeys } from '../../../../scripts/services.mjs';
 
 /**
  * Removes the Redis keys of the run's queue prefixes (`trk_test_<run>_…`) that a test left (a test app
  * removes its own on close) and checks none remain; how many were left over, by prefix.
  */
 async function removeQueueKeys(redisUrl, runId) {
-  const { default: Redis } = await import('ioredis');
-  const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  await client.connect();
-  try {
-    const scan = async (each) => {
-      let cursor = '0';
-      do {
-        const [next, keys] = await client.scan(cursor, 'MATCH', `trk_test_${runId}_*`, 'COUNT', 500);
-        if (keys.length) await each(keys);
-        cursor = next;
-      } while (cursor !== '0');
-    };
-    const left = new Map();
-    await scan(async (keys) => {
-      for (const key of keys) left.set(key.split(':')[0], (left.get(key.split(':')[0]) ?? 0) + 1);
-      await client.del(...keys);
-    });
-    let remaining = 0;
-    await scan(async (keys) => (remaining += keys.length));
-    if (remaining > 0) throw new Error(`${remaining} Redis keys of this run's queue prefixes remain after the cleanup`);
-    return left;
-  } finally {
-    client.disconnect();
+  const pattern = `trk_test_${runId}_*`;
+  const left = new Map();
+  for (const key of await deleteRedisKeys(redisUrl, pattern)) {
+    const prefix = key.split(':')[0];
+    left.set(prefix, (left.get(prefix) ?? 0) + 1);
   }
+  const remaining = (await deleteRedisKeys(redisUrl, pattern, { dryRun: true })).length;
+  if (remaining > 0) throw new Error(`${remaining} Redis keys of this run's queue prefixes remain after the cleanup`);
+  return left;
 }
 
 /** Drops every database this run created and its Redis keys, then stops services the run itself started. */

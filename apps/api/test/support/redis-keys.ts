@@ -6,7 +6,10 @@ export function testQueuePrefix(): string {
   return `trk_test_${process.env.TEST_RUN_ID ?? 'norun'}_${randomBytes(4).toString('hex')}`;
 }
 
-/** Every key of `prefix` (queues, rate limits), SCAN then DEL as bench/run.mjs does; how many there were. */
+/**
+ * Every key of `prefix` (queues, rate limits), SCAN then DEL; how many there were. The same as
+ * scripts/services.mjs deleteRedisKeys, which the tests (compiled to CommonJS) cannot load: it is an ES module.
+ */
 export async function deleteKeysOf(redisUrl: string, prefix: string, { dryRun = false } = {}): Promise<number> {
   const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
   await client.connect();

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { BatchedLoader } from '../batching/batched-loader';
 import { APP_CONFIG } from '../../config/config.module';
-import { preparedQuery } from '../../database/prepared-query';
+import { batchedRows } from '../batching/batched-rows';
+import type { BatchedLoader } from '../batching/batched-loader';
 import type { AppConfig } from '../../config/app-config';
 import type { Actor } from './actor';
 import { hashApiKeySecret } from './api-key-secret';
@@ -37,14 +37,7 @@ export class ApiKeyAuthenticator {
    * one round trip (a named statement straight on the pool). Each lookup still runs after its
    * request arrived, so a revoked key is refused from the moment its revocation committed.
    */
-  private readonly keys = new BatchedLoader<string, KeyRow>(
-    async (hexHashes) => {
-      const hashes = hexHashes.map((hex) => Buffer.from(hex, 'hex'));
-      const rows = await preparedQuery<KeyRow>(this.dataSource, 'authenticate_api_keys', AUTH_QUERY, [hashes]);
-      return new Map(rows.map((row) => [row.key_hash.toString('hex'), row]));
-    },
-    { maxBatch: 100, parallel: 1 },
-  );
+  private readonly keys: BatchedLoader<string, KeyRow>;
 
   /**
    * The keyed hash of a secret never changes: a client presenting its key on every request costs one
@@ -55,7 +48,14 @@ export class ApiKeyAuthenticator {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.keys = batchedRows<string, KeyRow>(
+      dataSource,
+      { name: 'authenticate_api_keys', text: AUTH_QUERY },
+      (row) => row.key_hash.toString('hex'),
+      (hexHashes) => hexHashes.map((hex) => Buffer.from(hex, 'hex')),
+    );
+  }
 
   /** One indexed lookup by the keyed hash; null for an unknown or revoked key. */
   async authenticate(secret: string): Promise<Actor | null> {

@@ -53,11 +53,7 @@ export class AuthGuard implements CanActivate {
     try {
       actor = await this.authenticate(request.headers.authorization);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) {
-        const headers = await this.limits.recordFailedAuthentication(address);
-        throw new ApiError(401, error.message, { ...error.headers, ...headers });
-      }
-      throw error;
+      throw error instanceof ApiError && error.status === 401 ? await this.limits.failedAuthentication(address, error) : error;
     }
     request.actor = actor;
     const credential = actor.apiKeyId !== null ? `key:${actor.apiKeyId}` : `user:${actor.userId}`;

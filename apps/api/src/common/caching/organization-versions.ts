@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { preparedQuery } from '../../database/prepared-query';
-import { BatchedLoader } from '../batching/batched-loader';
+import { batchedRows } from '../batching/batched-rows';
+import type { BatchedLoader } from '../batching/batched-loader';
 
 /** The tables that count changes per organization for a VersionedCache: history pages and usage overviews. */
 export type VersionTable = 'history_versions' | 'usage_versions';
@@ -11,24 +11,20 @@ export type VersionTable = 'history_versions' | 'usage_versions';
  * request arrived, so a hit is never older than a change committed before the request.
  */
 export class OrganizationVersions {
-  private readonly versions: BatchedLoader<string, string>;
+  private readonly versions: BatchedLoader<string, { organization_id: string; version: string }>;
 
   constructor(dataSource: DataSource, table: VersionTable) {
-    this.versions = new BatchedLoader<string, string>(
-      async (organizationIds) => {
-        const rows = await preparedQuery<{ organization_id: string; version: string }>(
-          dataSource,
-          `${table}_by_organization`,
-          `SELECT organization_id, version::text AS version FROM ${table} WHERE organization_id = ANY($1::uuid[])`,
-          [organizationIds],
-        );
-        return new Map(rows.map((row) => [row.organization_id, row.version]));
+    this.versions = batchedRows(
+      dataSource,
+      {
+        name: `${table}_by_organization`,
+        text: `SELECT organization_id, version::text AS version FROM ${table} WHERE organization_id = ANY($1::uuid[])`,
       },
-      { maxBatch: 100, parallel: 1 },
+      (row: { organization_id: string; version: string }) => row.organization_id,
     );
   }
 
   async read(organizationId: string): Promise<string> {
-    return (await this.versions.load(organizationId)) ?? '0';
+    return (await this.versions.load(organizationId))?.version ?? '0';
   }
 }

@@ -112,13 +112,17 @@ export class RateLimits implements OnModuleDestroy {
   }
 
   /**
-   * Counts a failed authentication of the address: the headers of that budget for its 401, or 429
-   * once the budget is spent (the address is then refused until its window ends).
+   * Counts a failed authentication of the address (a bad credential, metrics token or webhook
+   * signature): the refusal to answer with, carrying that budget's headers, or 429 once the budget is
+   * spent (the address is then refused until its window ends).
    */
-  async recordFailedAuthentication(address: string): Promise<Record<string, string>> {
+  async failedAuthentication(address: string, refusal: ApiError): Promise<ApiError> {
     const decision = await this.consume('failed-auth', address);
-    if (decision === null) return {};
-    if (decision.allowed) return this.headersFor('failed-auth', decision.remaining, decision.msBeforeNext);
+    if (decision === null) return refusal;
+    if (decision.allowed) {
+      const headers = this.headersFor('failed-auth', decision.remaining, decision.msBeforeNext);
+      return new ApiError(refusal.status, refusal.message, { ...refusal.headers, ...headers });
+    }
     if (this.blockedAddresses.size >= 10_000) this.blockedAddresses.clear();
     this.blockedAddresses.set(address, Date.now() + decision.msBeforeNext);
     throw this.tooMany('failed-auth', decision.msBeforeNext);

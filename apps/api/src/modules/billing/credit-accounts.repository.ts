@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { BatchedLoader } from '../../common/batching/batched-loader';
-import { preparedQuery } from '../../database/prepared-query';
+import type { BatchedLoader } from '../../common/batching/batched-loader';
+import { batchedRows } from '../../common/batching/batched-rows';
 
 /** An organization's balance with its low-balance threshold (null: no alerts). */
 export interface CreditAccount {
@@ -22,20 +22,18 @@ interface AccountRow {
  */
 @Injectable()
 export class CreditAccountsRepository {
-  private readonly accounts = new BatchedLoader<string, AccountRow>(
-    async (organizationIds) => {
-      const rows = await preparedQuery<AccountRow>(
-        this.dataSource,
-        'credit_accounts_by_organization',
-        `SELECT organization_id, balance_cents, low_balance_cents FROM credit_accounts WHERE organization_id = ANY($1::uuid[])`,
-        [organizationIds],
-      );
-      return new Map(rows.map((row) => [row.organization_id, row]));
-    },
-    { maxBatch: 100, parallel: 1 },
-  );
+  private readonly accounts: BatchedLoader<string, AccountRow>;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(dataSource: DataSource) {
+    this.accounts = batchedRows<string, AccountRow>(
+      dataSource,
+      {
+        name: 'credit_accounts_by_organization',
+        text: `SELECT organization_id, balance_cents, low_balance_cents FROM credit_accounts WHERE organization_id = ANY($1::uuid[])`,
+      },
+      (row) => row.organization_id,
+    );
+  }
 
   /** 0 and no threshold before the organization's first ledger row. */
   async readAccount(organizationId: string): Promise<CreditAccount> {

@@ -3,8 +3,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError, INVITE_NOT_FOUND as UNKNOWN } from '../../common/errors/api-error';
-import { BatchedLoader } from '../../common/batching/batched-loader';
-import { preparedQuery } from '../../database/prepared-query';
+import type { BatchedLoader } from '../../common/batching/batched-loader';
+import { batchedRows } from '../../common/batching/batched-rows';
 import { JoinTokensService } from '../rooms/join-tokens.service';
 import { heldLanguagesSql } from '../rooms/room-queries';
 import type { JoinTokenView } from '../rooms/join-token.dto';
@@ -29,26 +29,25 @@ export class InvitesService {
    * Previews arriving together are read with one statement (by the codes' stored hashes); each read
    * still starts after its request arrived.
    */
-  private readonly previews = new BatchedLoader<string, PreviewRow>(
-    async (hexHashes) => {
-      const rows = await preparedQuery<PreviewRow>(
-        this.dataSource,
-        'invite_previews',
-        `SELECT i.code_hash, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode,
-                ${heldLanguagesSql('r.id')} AS held
-           FROM invites i JOIN rooms r ON r.id = i.room_id WHERE i.code_hash = ANY($1::bytea[])`,
-        [hexHashes.map((hex) => Buffer.from(hex, 'hex'))],
-      );
-      return new Map(rows.map((row) => [row.code_hash.toString('hex'), row]));
-    },
-    { maxBatch: 100, parallel: 1 },
-  );
+  private readonly previews: BatchedLoader<string, PreviewRow>;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly codes: InviteCodes,
     private readonly tokens: JoinTokensService,
-  ) {}
+  ) {
+    this.previews = batchedRows<string, PreviewRow>(
+      dataSource,
+      {
+        name: 'invite_previews',
+        text: `SELECT i.code_hash, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode,
+                      ${heldLanguagesSql('r.id')} AS held
+                 FROM invites i JOIN rooms r ON r.id = i.room_id WHERE i.code_hash = ANY($1::bytea[])`,
+      },
+      (row) => row.code_hash.toString('hex'),
+      (hexHashes) => hexHashes.map((hex) => Buffer.from(hex, 'hex')),
+    );
+  }
 
   async mint(actor: Actor, roomId: string, dto: MintInviteDto): Promise<MintedInviteView> {
     const [room] = (await this.dataSource.query(`SELECT status FROM rooms WHERE id = $1 AND organization_id = $2`, [

@@ -3,8 +3,8 @@ import type { Metrics } from './metrics';
 
 /** The counter and histogram series of one route, method and status, looked up once and kept. */
 interface RouteSeries {
-  inc: () => void;
-  observe: (seconds: number) => void;
+  requests: { inc: () => void };
+  duration: { observe: (seconds: number) => void };
 }
 
 /** Route templates × methods × statuses is small and bounded; the cap only guards against surprises. */
@@ -21,9 +21,10 @@ export function httpMetrics(metrics: Metrics): (request: Request, response: Resp
     const key = `${route} ${method} ${status}`;
     let found = series.get(key);
     if (!found) {
-      const counter = metrics.httpRequests.labels(route, method, status);
-      const histogram = metrics.httpDuration.labels(route, method, status);
-      found = { inc: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+      found = {
+        requests: metrics.httpRequests.labels(route, method, status),
+        duration: metrics.httpDuration.labels(route, method, status),
+      };
       if (series.size < MAX_SERIES) series.set(key, found);
     }
     return found;
@@ -35,7 +36,7 @@ export function httpMetrics(metrics: Metrics): (request: Request, response: Resp
       request.method,
       String(response.statusCode),
     );
-    answered.inc();
-    answered.observe(ms / 1000);
+    answered.requests.inc();
+    answered.duration.observe(ms / 1000);
   };
 }

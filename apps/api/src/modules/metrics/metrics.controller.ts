@@ -44,8 +44,7 @@ export class MetricsController {
     this.limits.refuseBlockedAddress(address ?? 'unknown');
     const sent = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
     if (sent === undefined || !timingSafeEqual(digest(sent), digest(token))) {
-      const error = ApiError.unauthorized('Missing or wrong metrics token.');
-      throw new ApiError(401, error.message, { ...error.headers, ...(await this.limits.recordFailedAuthentication(address ?? 'unknown')) });
+      throw await this.limits.failedAuthentication(address ?? 'unknown', ApiError.unauthorized('Missing or wrong metrics token.'));
     }
     const text = await this.metrics.registry.metrics();
     response.setHeader('Content-Type', this.metrics.registry.contentType);

@@ -7,7 +7,7 @@ import { Public } from '../../common/auth/public.decorator';
 import { ApiError } from '../../common/errors/api-error';
 import { LiveKitGateway } from '../livekit/livekit.gateway';
 import { InboundEvents } from './inbound-events';
-import { SignatureFailures } from './signature-failures';
+import { RateLimits } from '../../common/rate-limiting/rate-limits';
 
 /** LiveKit webhooks: verified, stored by event id, answered, then applied from the queue. */
 @ApiExcludeController()
@@ -18,16 +18,18 @@ export class LiveKitWebhookController {
   constructor(
     private readonly livekit: LiveKitGateway,
     private readonly events: InboundEvents,
-    private readonly failures: SignatureFailures,
+    private readonly limits: RateLimits,
   ) {}
 
   @Post()
   @HttpCode(200)
   async receive(@Req() request: RawBodyRequest<Request>): Promise<{ received: true }> {
-    this.failures.refuseBlocked(request);
+    // Not rate limited, but a failed signature counts against the address like a bad API key.
+    const address = request.ip ?? 'unknown';
+    this.limits.refuseBlockedAddress(address);
     const raw = request.rawBody?.toString('utf8') ?? '';
     const event = await this.livekit.verifyWebhook(raw, request.headers.authorization);
-    if (!event) throw await this.failures.counted(request, ApiError.unauthorized('The webhook signature does not verify.'));
+    if (!event) throw await this.limits.failedAuthentication(address, ApiError.unauthorized('The webhook signature does not verify.'));
     const eventId = event.id || createHash('sha256').update(raw).digest('hex');
     await this.events.store({
       provider: 'livekit',

@@ -7,7 +7,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { asJsonObject, isStorableText, withinJsonLimits } from '../../common/json/json-shape';
 import { StripeGateway } from '../billing/stripe.gateway';
 import { InboundEvents } from './inbound-events';
-import { SignatureFailures } from './signature-failures';
+import { RateLimits } from '../../common/rate-limiting/rate-limits';
 
 /** Stripe's ids are at most 255 characters; a longer one could not be a key of the stored events. */
 const MAX_EVENT_ID_LENGTH = 255;
@@ -24,16 +24,18 @@ export class StripeWebhookController {
   constructor(
     private readonly stripe: StripeGateway,
     private readonly events: InboundEvents,
-    private readonly failures: SignatureFailures,
+    private readonly limits: RateLimits,
   ) {}
 
   @Post()
   @HttpCode(200)
   async receive(@Req() request: RawBodyRequest<Request>): Promise<{ received: true }> {
-    this.failures.refuseBlocked(request);
+    // Not rate limited, but a failed signature counts against the address like a bad API key.
+    const address = request.ip ?? 'unknown';
+    this.limits.refuseBlockedAddress(address);
     const signature = request.headers['stripe-signature'];
     const verified = this.stripe.verifyWebhook(request.rawBody ?? Buffer.alloc(0), typeof signature === 'string' ? signature : undefined);
-    if (!verified) throw await this.failures.counted(request, new ApiError(400, 'The Stripe-Signature header does not verify.'));
+    if (!verified) throw await this.limits.failedAuthentication(address, new ApiError(400, 'The Stripe-Signature header does not verify.'));
     const event = verified.payload;
     // Signed, but not necessarily an event: only an object with an id and a type can be stored and
     // deduplicated. Anything else is refused, and nothing is stored.

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module';
 import { MeteringModule } from '../metering/metering.module';
 import { RoomsModule } from '../rooms/rooms.module';
-import { SignatureFailures } from './signature-failures';
 import { InboundEvents } from './inbound-events';
 import { LiveKitEventProcessor } from './livekit-event-processor';
 import { LiveKitEventsWorker } from './livekit-events.worker';
@@ -13,7 +12,7 @@ import { StripeWebhookController } from './stripe-webhook.controller';
 @Module({
   imports: [RoomsModule, MeteringModule, BillingModule],
   controllers: [LiveKitWebhookController, StripeWebhookController],
-  providers: [InboundEvents, SignatureFailures, LiveKitEventProcessor, LiveKitEventsWorker, StripeEventsWorker],
+  providers: [InboundEvents, LiveKitEventProcessor, LiveKitEventsWorker, StripeEventsWorker],
   exports: [InboundEvents],
 })
 export class WebhooksModule {}
