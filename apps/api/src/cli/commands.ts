@@ -1,6 +1,6 @@
+import { Database } from '../database/database';
 import type { INestApplicationContext } from '@nestjs/common';
 import { parseArgs } from 'node:util';
-import { DataSource } from 'typeorm';
 import { Ledger } from '../modules/billing/ledger';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
 import { devAccount } from './dev-account';
@@ -44,7 +44,7 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
       await app.get(OrganizationsService).assertExists(organizationId);
       const ledger = app.get(Ledger);
       const line = await app
-        .get(DataSource)
+        .get(Database)
         .transaction((tx) =>
           ledger.credit(tx, { organizationId, kind: 'grant', cents: Number(centsText), occurredAt: new Date(), note: values.note ?? null }),
         );

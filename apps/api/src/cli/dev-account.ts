@@ -1,7 +1,7 @@
+import { Database } from '../database/database';
 import type { INestApplicationContext } from '@nestjs/common';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { DataSource } from 'typeorm';
 import { hashApiKeySecret } from '../common/auth/api-key-secret';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -30,8 +30,8 @@ function readStored(file: string): StoredAccount | null {
   }
 }
 
-async function keyStillWorks(dataSource: DataSource, config: AppConfig, account: StoredAccount): Promise<boolean> {
-  const rows: unknown[] = await dataSource.query(
+async function keyStillWorks(database: Database, config: AppConfig, account: StoredAccount): Promise<boolean> {
+  const rows: unknown[] = await database.rows(
     `SELECT 1 FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
       WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.organization_id = $2`,
     [hashApiKeySecret(account.api_key, config.apiKeyPepper), account.organization_id],
@@ -56,14 +56,14 @@ export async function devAccount(
   const config = app.get<AppConfig>(APP_CONFIG);
   if (config.env === 'production') throw new UsageError('dev:account is for development only; it never runs with NODE_ENV=production.');
   file ??= devAccountFile(config.databaseUrl);
-  const dataSource = app.get(DataSource);
+  const database = app.get(Database);
   const stored = readStored(file);
-  if (stored && (await keyStillWorks(dataSource, config, stored))) {
+  if (stored && (await keyStillWorks(database, config, stored))) {
     return { ...stored, created: false, credit_cents: await app.get(CreditAccountsRepository).readBalance(stored.organization_id), file };
   }
   const account = await app.get(OrganizationsService).create({ name: 'Development', email: 'dev@localhost.test', firstName: 'Dev' });
   const ledger = app.get(Ledger);
-  await dataSource.transaction((tx) =>
+  await database.transaction((tx) =>
     ledger.credit(tx, {
       organizationId: account.organization_id,
       kind: 'grant',

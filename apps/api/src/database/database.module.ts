@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
+import { Database } from './database';
 import { HotRowWrites } from './hot-row-writes';
 
 @Global()
-@Module({ providers: [HotRowWrites], exports: [HotRowWrites] })
+@Module({ providers: [Database, HotRowWrites], exports: [Database, HotRowWrites] })
 export class DatabaseModule {}

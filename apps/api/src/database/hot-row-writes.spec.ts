@@ -1,8 +1,8 @@
-import type { EntityManager } from 'typeorm';
+import type { Sql } from './sql';
 import { HotRowWrites } from './hot-row-writes';
 
 /** Only ever used as a WeakMap key by HotRowWrites. */
-const manager = () => ({}) as EntityManager;
+const manager = () => ({}) as Sql;
 
 /** A write for row `key` that records each call (and its delta) in `log`. */
 const recorder = (log: { key: string; delta: number[] }[], key: string) =>

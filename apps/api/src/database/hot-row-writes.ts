@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Sql } from './sql';
 
 /** Writes one additive change (a vector of deltas) to one hot row. */
 type DeltaWrite = (delta: number[]) => Promise<unknown>;
@@ -23,10 +23,10 @@ type PendingWrite =
  */
 @Injectable()
 export class HotRowWrites {
-  private readonly pending = new WeakMap<EntityManager, Map<string, PendingWrite>>();
+  private readonly pending = new WeakMap<Sql, Map<string, PendingWrite>>();
 
   /** `key` names the row; callers that lock several hot rows at once must order them by key. */
-  async add(tx: EntityManager, key: string, delta: number[], write: DeltaWrite): Promise<void> {
+  async add(tx: Sql, key: string, delta: number[], write: DeltaWrite): Promise<void> {
     const deferred = this.pending.get(tx);
     if (!deferred) {
       await write(delta);
@@ -41,7 +41,7 @@ export class HotRowWrites {
    * Like `add`, for rows the transaction already holds locked (its rooms): the deltas are summed per
    * `row`, and all rows of `group` are written by one call, in row order, at the group key's turn.
    */
-  async addToGroup(tx: EntityManager, group: string, row: string, delta: number[], write: GroupWrite): Promise<void> {
+  async addToGroup(tx: Sql, group: string, row: string, delta: number[], write: GroupWrite): Promise<void> {
     const deferred = this.pending.get(tx);
     if (!deferred) {
       await write([{ row, delta }]);
@@ -57,7 +57,7 @@ export class HotRowWrites {
   }
 
   /** Queues `row` for one insert with the other rows of `key`. */
-  async append<R>(tx: EntityManager, key: string, row: R, write: RowsWrite<R>): Promise<void> {
+  async append<R>(tx: Sql, key: string, row: R, write: RowsWrite<R>): Promise<void> {
     const deferred = this.pending.get(tx);
     if (!deferred) {
       await write([row]);
@@ -69,7 +69,7 @@ export class HotRowWrites {
   }
 
   /** Runs the pending write of `key` now, for a read in the same transaction that must see it. */
-  async flush(tx: EntityManager, key: string): Promise<void> {
+  async flush(tx: Sql, key: string): Promise<void> {
     const deferred = this.pending.get(tx);
     const write = deferred?.get(key);
     if (!deferred || !write) return;
@@ -77,7 +77,7 @@ export class HotRowWrites {
     await run(write);
   }
 
-  async deferWithin<T>(tx: EntityManager, body: () => Promise<T>): Promise<T> {
+  async deferWithin<T>(tx: Sql, body: () => Promise<T>): Promise<T> {
     const deferred = new Map<string, PendingWrite>();
     this.pending.set(tx, deferred);
     try {

@@ -1,7 +1,8 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { QueueName } from '@app/contracts';
-import { DataSource, type EntityManager } from 'typeorm';
 import { QueueRegistry } from './queue-registry';
+import { Database } from '../database/database';
+import type { Sql } from '../database/sql';
 
 export interface OutboxJob {
   queue: QueueName;
@@ -23,13 +24,13 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly queues: QueueRegistry,
   ) {}
 
-  async write(tx: EntityManager, jobs: OutboxJob[]): Promise<void> {
+  async write(tx: Sql, jobs: OutboxJob[]): Promise<void> {
     for (const job of jobs) {
-      await tx.query(`INSERT INTO outbox_jobs (queue, job_name, job_id, payload) VALUES ($1, $2, $3, $4) ON CONFLICT (job_id) DO NOTHING`, [
+      await tx.rows(`INSERT INTO outbox_jobs (queue, job_name, job_id, payload) VALUES ($1, $2, $3, $4) ON CONFLICT (job_id) DO NOTHING`, [
         job.queue,
         job.name,
         job.jobId,
@@ -51,7 +52,7 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   async sweep(): Promise<number> {
-    const rows: { queue: QueueName; job_name: string; job_id: string; payload: object }[] = await this.dataSource.query(
+    const rows: { queue: QueueName; job_name: string; job_id: string; payload: object }[] = await this.database.rows(
       `SELECT queue, job_name, job_id, payload FROM outbox_jobs WHERE enqueued_at IS NULL ORDER BY id LIMIT 500`,
     );
     await this.enqueue(rows.map((r) => ({ queue: r.queue, name: r.job_name, jobId: r.job_id, payload: r.payload })));
@@ -61,7 +62,7 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
   private async enqueue(jobs: OutboxJob[]): Promise<void> {
     for (const job of jobs) {
       await this.queues.add(job.queue, job.name, job.payload, { jobId: job.jobId });
-      await this.dataSource.query(`UPDATE outbox_jobs SET enqueued_at = now() WHERE job_id = $1`, [job.jobId]);
+      await this.database.rows(`UPDATE outbox_jobs SET enqueued_at = now() WHERE job_id = $1`, [job.jobId]);
     }
   }
 

@@ -1,3 +1,4 @@
+import { Database } from '../../src/database/database';
 import { issueKinds } from '../support/issue-kinds';
 import { Client } from 'pg';
 import type { Server } from 'node:http';
@@ -149,7 +150,9 @@ describe('billing', () => {
 
   async function grantAt(org: TestOrganization, cents: number, at: Date): Promise<void> {
     const ledger = h.t.app.get(Ledger);
-    await h.t.db.transaction((tx) => ledger.credit(tx, { organizationId: org.organizationId, kind: 'grant', cents, occurredAt: at }));
+    await h.t.app
+      .get(Database)
+      .transaction((tx) => ledger.credit(tx, { organizationId: org.organizationId, kind: 'grant', cents, occurredAt: at }));
   }
 
   describe('GET /v1/billing/credit', () => {

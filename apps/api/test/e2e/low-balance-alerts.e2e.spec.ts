@@ -1,3 +1,4 @@
+import { Database } from '../../src/database/database';
 import { Ledger } from '../../src/modules/billing/ledger';
 import { createOrganization } from '../support/factories';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -57,9 +58,9 @@ describe('Low-balance alerts', () => {
     const ledger = t.app.get(Ledger);
     // 20 transactions at once, each taking 6 cents: 100 → -20, crossing 50 and 0 once each.
     const spend = (cents: number) =>
-      t.db.transaction((tx) =>
-        ledger.credit(tx, { organizationId: org.organizationId, kind: 'adjustment', cents, occurredAt: new Date() }),
-      );
+      t.app
+        .get(Database)
+        .transaction((tx) => ledger.credit(tx, { organizationId: org.organizationId, kind: 'adjustment', cents, occurredAt: new Date() }));
     await Promise.all(Array.from({ length: 20 }, () => spend(-6)));
     const alerts = async () =>
       (
@@ -94,9 +95,11 @@ describe('Low-balance alerts', () => {
       await t.http().put('/v1/billing/alerts').set(org.auth).send({ low_balance_cents: 50 }).expect(200);
       const ledger = t.app.get(Ledger);
       const move = (cents: number) =>
-        t.db.transaction((tx) =>
-          ledger.credit(tx, { organizationId: org.organizationId, kind: 'adjustment', cents, occurredAt: new Date() }),
-        );
+        t.app
+          .get(Database)
+          .transaction((tx) =>
+            ledger.credit(tx, { organizationId: org.organizationId, kind: 'adjustment', cents, occurredAt: new Date() }),
+          );
       const before = r.received.length;
       for (let i = 0; i < 3; i++) {
         await move(-60);

@@ -1,3 +1,4 @@
+import { Database } from '../../src/database/database';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -57,9 +58,11 @@ describe('a worker killed in the middle of a customer webhook delivery', () => {
     r.reply = (_request, index) => (index === 0 ? 'hang' : { status: 204 });
 
     const ledger = t.app.get(Ledger);
-    await t.db.transaction((tx) =>
-      ledger.credit(tx, { organizationId: org.organizationId, kind: 'adjustment', cents: -150, occurredAt: new Date() }),
-    );
+    await t.app
+      .get(Database)
+      .transaction((tx) =>
+        ledger.credit(tx, { organizationId: org.organizationId, kind: 'adjustment', cents: -150, occurredAt: new Date() }),
+      );
     const first = await startWorker();
     const [inFlight] = await r.waitFor((all) => all.length >= 1, 30_000);
     first.kill('SIGKILL');

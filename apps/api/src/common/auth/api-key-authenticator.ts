@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import { batchedRows } from '../batching/batched-rows';
 import type { BatchedLoader } from '../batching/batched-loader';
 import type { AppConfig } from '../../config/app-config';
 import type { Actor } from './actor';
 import { hashApiKeySecret } from './api-key-secret';
+import { Database } from '../../database/database';
 
 interface KeyRow {
   key_hash: Buffer;
@@ -46,11 +46,11 @@ export class ApiKeyAuthenticator {
   private readonly hashes = new Map<string, string>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.keys = batchedRows<string, KeyRow>(
-      dataSource,
+      database,
       { name: 'authenticate_api_keys', text: AUTH_QUERY },
       (row) => row.key_hash.toString('hex'),
       (hexHashes) => hexHashes.map((hex) => Buffer.from(hex, 'hex')),
@@ -88,8 +88,8 @@ export class ApiKeyAuthenticator {
 
   /** At most one write a minute per key; the condition keeps concurrent requests from all writing. */
   private async touch(apiKeyId: string): Promise<void> {
-    await this.dataSource
-      .query(
+    await this.database
+      .rows(
         `UPDATE api_keys SET last_used_at = now()
           WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
         [apiKeyId],

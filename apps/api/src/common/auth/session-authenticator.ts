@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import type { Actor } from './actor';
+import { Database } from '../../database/database';
 
 interface SessionClaims extends JWTPayload {
   email?: string;
@@ -33,7 +33,7 @@ export class SessionAuthenticator {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet> | null;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.jwks = config.auth.jwksUrl ? createRemoteJWKSet(new URL(config.auth.jwksUrl)) : null;
@@ -70,21 +70,21 @@ export class SessionAuthenticator {
   }
 
   private async provision(claims: SessionClaims & { sub: string; email: string }): Promise<UserRow> {
-    const existing: UserRow[] = await this.dataSource.query(
+    const existing: UserRow[] = await this.database.rows(
       `SELECT id, organization_id, email, first_name, last_name, image_url, created_at FROM users WHERE auth_subject = $1`,
       [claims.sub],
     );
     if (existing[0]) return existing[0];
-    return this.dataSource.transaction(async (tx) => {
+    return this.database.transaction(async (tx) => {
       const externalId = claims.org_id ? `org:${claims.org_id}` : `user:${claims.sub}`;
       const orgName = claims.org_name ?? claims.org_id ?? claims.email;
-      const [org] = (await tx.query(
+      const [org] = (await tx.rows(
         `INSERT INTO organizations (name, external_id) VALUES ($1, $2)
          ON CONFLICT (external_id) DO UPDATE SET external_id = EXCLUDED.external_id
          RETURNING id`,
         [orgName, externalId],
       )) as { id: string }[];
-      const rows = (await tx.query(
+      const rows = (await tx.rows(
         `INSERT INTO users (organization_id, email, first_name, last_name, image_url, auth_subject)
          VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (auth_subject) DO UPDATE SET auth_subject = EXCLUDED.auth_subject

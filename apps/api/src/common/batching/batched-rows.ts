@@ -1,7 +1,6 @@
 import type { QueryResultRow } from 'pg';
-import type { DataSource } from 'typeorm';
 import { BatchedLoader } from './batched-loader';
-import { preparedQuery } from '../../database/prepared-query';
+import type { Sql, Statement } from '../../database/sql';
 
 /**
  * Rows loaded by key for the requests that arrive together: one named statement per batch (one batch
@@ -10,14 +9,14 @@ import { preparedQuery } from '../../database/prepared-query';
  * what the statement compares (hex strings into bytea, say); `keyOf` finds a row's key.
  */
 export function batchedRows<K, R extends QueryResultRow>(
-  dataSource: DataSource,
-  statement: { name: string; text: string },
+  sql: Sql,
+  statement: Required<Statement>,
   keyOf: (row: R) => K,
   parameterOf: (keys: K[]) => unknown = (keys) => keys,
 ): BatchedLoader<K, R> {
   return new BatchedLoader<K, R>(
     async (keys) => {
-      const rows = await preparedQuery<R>(dataSource, statement.name, statement.text, [parameterOf(keys)]);
+      const rows = await sql.rows<R>(statement, [parameterOf(keys)]);
       return new Map(rows.map((row) => [keyOf(row), row]));
     },
     { maxBatch: 100, parallel: 1 },

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Sql } from '../../database/sql';
 import { batchedRows } from '../batching/batched-rows';
 import type { BatchedLoader } from '../batching/batched-loader';
 
@@ -13,9 +13,9 @@ export type VersionTable = 'history_versions' | 'usage_versions';
 export class OrganizationVersions {
   private readonly versions: BatchedLoader<string, { organization_id: string; version: string }>;
 
-  constructor(dataSource: DataSource, table: VersionTable) {
+  constructor(sql: Sql, table: VersionTable) {
     this.versions = batchedRows(
-      dataSource,
+      sql,
       {
         name: `${table}_by_organization`,
         text: `SELECT organization_id, version::text AS version FROM ${table} WHERE organization_id = ANY($1::uuid[])`,

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { describeSecret, generateApiKeySecret, hashApiKeySecret } from '../../common/auth/api-key-secret';
 import { ApiError } from '../../common/errors/api-error';
@@ -8,13 +7,14 @@ import type { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import type { ApiKeyView, CreatedApiKeyView } from './api-key.dto';
+import { Database } from '../../database/database';
 
 const VIEW_COLUMNS = `k.id, k.name, k.key_prefix, k.key_last4, k.created_at, k.last_used_at, u.email AS created_by`;
 
 @Injectable()
 export class ApiKeysService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -30,17 +30,17 @@ export class ApiKeysService {
     const secret = generateApiKeySecret();
     const { keyPrefix, keyLast4 } = describeSecret(secret);
     const cap = this.config.maxActiveApiKeysPerOrganization;
-    const rows = await this.dataSource.transaction(async (tx) => {
-      await tx.query(`SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE`, [organizationId]);
+    const rows = await this.database.transaction(async (tx) => {
+      await tx.rows(`SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE`, [organizationId]);
       // Counted by a statement of its own, after the lock: it sees every key committed before it.
-      const [{ active }] = (await tx.query(
+      const [{ active }] = (await tx.rows(
         `SELECT count(*)::int AS active FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL`,
         [organizationId],
       )) as { active: number }[];
       if (active >= cap) {
         throw ApiError.conflict(`The organization already has ${cap} active API keys, the most it may have: revoke one first.`);
       }
-      return (await tx.query(
+      return (await tx.rows(
         `WITH k AS (
            INSERT INTO api_keys (organization_id, created_by_user_id, name, key_prefix, key_last4, key_hash)
            VALUES ($1, $2, $3, $4, $5, $6) RETURNING *)
@@ -52,7 +52,7 @@ export class ApiKeysService {
   }
 
   async list(actor: Actor, query: PageQueryDto): Promise<Page<ApiKeyView>> {
-    const rows: ApiKeyView[] = await this.dataSource.query(
+    const rows: ApiKeyView[] = await this.database.rows(
       `SELECT ${VIEW_COLUMNS} FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
         WHERE k.organization_id = $1 AND k.revoked_at IS NULL
         ORDER BY k.created_at DESC, k.id DESC LIMIT $2 OFFSET $3`,
@@ -62,12 +62,10 @@ export class ApiKeysService {
   }
 
   async revoke(actor: Actor, keyId: string): Promise<void> {
-    const result: unknown[] = await this.dataSource.query(
+    const rows = await this.database.rows(
       `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL RETURNING id`,
       [keyId, actor.organizationId],
     );
-    // typeorm returns [rows, count] for UPDATE ... RETURNING
-    const rows = Array.isArray(result[0]) ? (result[0] as unknown[]) : result;
     if (rows.length === 0) throw ApiError.notFound('API key not found.');
   }
 }

@@ -4,14 +4,22 @@ import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
 import { ApiPageResponse } from '../../common/pagination/page.schema';
 import { AlertsDto, AlertsView, CheckoutDto, CheckoutView, CreditView, HistoryLineView, HistoryQueryDto } from './billing.dto';
-import { BillingService } from './billing.service';
+import { BillingHistoryService } from './billing-history.service';
+import { CheckoutService } from './checkout.service';
+import { CreditService } from './credit.service';
+import { LowBalanceAlertsService } from './low-balance-alerts.service';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('billing')
 @ApiBearerAuth()
 @Controller('v1/billing')
 export class BillingController {
-  constructor(private readonly billing: BillingService) {}
+  constructor(
+    private readonly historyPages: BillingHistoryService,
+    private readonly credits: CreditService,
+    private readonly alertSettings: LowBalanceAlertsService,
+    private readonly checkouts: CheckoutService,
+  ) {}
 
   @Get('history')
   @ApiOperation({
@@ -24,7 +32,7 @@ export class BillingController {
   @ApiPageResponse(HistoryLineView, 'Purchases and calls, newest first; the amounts of all lines sum to the balance')
   @ApiErrors(422, 401)
   history(@CurrentActor() actor: Actor, @Query() query: HistoryQueryDto) {
-    return this.billing.history(actor, query);
+    return this.historyPages.page(actor, query);
   }
 
   @Get('credit')
@@ -37,7 +45,7 @@ export class BillingController {
   @ApiOkResponse({ type: CreditView })
   @ApiErrors(401)
   credit(@CurrentActor() actor: Actor) {
-    return this.billing.credit(actor);
+    return this.credits.view(actor);
   }
 
   @Get('alerts')
@@ -48,7 +56,7 @@ export class BillingController {
   @ApiOkResponse({ type: AlertsView, description: 'The low-balance threshold, or null when credit.low is off' })
   @ApiErrors(401)
   alerts(@CurrentActor() actor: Actor) {
-    return this.billing.alerts(actor);
+    return this.alertSettings.read(actor);
   }
 
   @Put('alerts')
@@ -61,7 +69,7 @@ export class BillingController {
   @ApiOkResponse({ type: AlertsView, description: 'The threshold now in force' })
   @ApiErrors(422, 401)
   setAlerts(@CurrentActor() actor: Actor, @Body() body: AlertsDto) {
-    return this.billing.setAlerts(actor, body);
+    return this.alertSettings.set(actor, body);
   }
 
   @Post('checkout')
@@ -75,6 +83,6 @@ export class BillingController {
   @ApiCreatedResponse({ type: CheckoutView, description: 'Redirect the browser to checkout_url; credit is added once payment settles' })
   @ApiErrors(422, 400, 401, 503)
   checkout(@CurrentActor() actor: Actor, @Body() body: CheckoutDto) {
-    return this.billing.checkout(actor, body);
+    return this.checkouts.start(actor, body);
   }
 }

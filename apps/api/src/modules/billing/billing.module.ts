@@ -1,6 +1,10 @@
 import { Module } from '@nestjs/common';
 import { BillingController } from './billing.controller';
-import { BillingService } from './billing.service';
+import { BillingHistoryRepository } from './billing-history.repository';
+import { BillingHistoryService } from './billing-history.service';
+import { CheckoutService } from './checkout.service';
+import { CreditService } from './credit.service';
+import { LowBalanceAlertsService } from './low-balance-alerts.service';
 import { CheckoutPagesController } from './checkout-pages.controller';
 import { CreditAccountsRepository } from './credit-accounts.repository';
 import { CreditGate } from './credit-gate';
@@ -10,7 +14,18 @@ import { StripeGateway } from './stripe.gateway';
 
 @Module({
   controllers: [BillingController, CheckoutPagesController],
-  providers: [BillingService, CreditAccountsRepository, CreditGate, Ledger, PurchaseSettlement, StripeGateway],
+  providers: [
+    BillingHistoryRepository,
+    BillingHistoryService,
+    CheckoutService,
+    CreditService,
+    LowBalanceAlertsService,
+    CreditAccountsRepository,
+    CreditGate,
+    Ledger,
+    PurchaseSettlement,
+    StripeGateway,
+  ],
   exports: [CreditAccountsRepository, CreditGate, Ledger, PurchaseSettlement, StripeGateway],
 })
 export class BillingModule {}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Database } from '../../database/database';
+import type { Sql } from '../../database/sql';
 import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
 
@@ -24,9 +25,9 @@ interface AccountRow {
 export class CreditAccountsRepository {
   private readonly accounts: BatchedLoader<string, AccountRow>;
 
-  constructor(dataSource: DataSource) {
+  constructor(private readonly database: Database) {
     this.accounts = batchedRows<string, AccountRow>(
-      dataSource,
+      database,
       {
         name: 'credit_accounts_by_organization',
         text: `SELECT organization_id, balance_cents, low_balance_cents FROM credit_accounts WHERE organization_id = ANY($1::uuid[])`,
@@ -43,5 +44,14 @@ export class CreditAccountsRepository {
 
   async readBalance(organizationId: string): Promise<number> {
     return (await this.readAccount(organizationId)).balance;
+  }
+
+  /** Creates the account row when needed; the balance is left as it is. */
+  async setLowBalanceThreshold(organizationId: string, currency: string, cents: number | null, sql: Sql = this.database): Promise<void> {
+    await sql.rows(
+      `INSERT INTO credit_accounts (organization_id, balance_cents, currency, low_balance_cents) VALUES ($1, 0, $2, $3)
+       ON CONFLICT (organization_id) DO UPDATE SET low_balance_cents = EXCLUDED.low_balance_cents`,
+      [organizationId, currency, cents],
+    );
   }
 }

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import { balanceKey, LEDGER_CHARGES_KEY } from '../../database/hot-row-keys';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import type { AppConfig } from '../../config/app-config';
 import { CustomerEvents } from '../customer-webhooks/customer-events';
+import type { Sql } from '../../database/sql';
 
 export type CreditKind = 'purchase' | 'grant' | 'refund' | 'adjustment';
 
@@ -27,12 +27,12 @@ export class Ledger {
   ) {}
 
   async charge(
-    tx: EntityManager,
+    tx: Sql,
     entry: { organizationId: string; roomId: string; connectionId: number; cents: number; occurredAt: Date },
   ): Promise<void> {
     if (entry.cents === 0) return;
     await this.hot.append(tx, LEDGER_CHARGES_KEY, { ...entry, cents: -entry.cents }, (rows) =>
-      tx.query(
+      tx.rows(
         `INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, room_id, connection_id)
          SELECT organization_id, 'charge', delta_cents, $1, occurred_at, room_id, connection_id
            FROM unnest($2::uuid[], $3::bigint[], $4::timestamptz[], $5::uuid[], $6::bigint[])
@@ -52,7 +52,7 @@ export class Ledger {
 
   /** A credit line; returns null when a purchase with this provider reference was already recorded. */
   async credit(
-    tx: EntityManager,
+    tx: Sql,
     entry: {
       organizationId: string;
       kind: CreditKind;
@@ -62,7 +62,7 @@ export class Ledger {
       note?: string | null;
     },
   ): Promise<LedgerRow | null> {
-    const rows = (await tx.query(
+    const rows = (await tx.rows(
       `INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, provider_reference, note)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (provider_reference) WHERE kind = 'purchase' DO NOTHING
@@ -86,9 +86,9 @@ export class Ledger {
    * The balance row is locked by this update, so the balance before and after it are exact even
    * under concurrent charges: a threshold crossing is decided (and its alert written) once.
    */
-  private async moveBalance(tx: EntityManager, organizationId: string, delta: number): Promise<void> {
+  private async moveBalance(tx: Sql, organizationId: string, delta: number): Promise<void> {
     await this.hot.add(tx, balanceKey(organizationId), [delta], async ([sum]) => {
-      const [account] = (await tx.query(
+      const [account] = (await tx.rows(
         `INSERT INTO credit_accounts (organization_id, balance_cents, currency) VALUES ($1, $2, $3)
        ON CONFLICT (organization_id) DO UPDATE SET balance_cents = credit_accounts.balance_cents + EXCLUDED.balance_cents
        RETURNING balance_cents, low_balance_cents`,

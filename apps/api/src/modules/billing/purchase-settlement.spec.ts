@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import type { Sql } from '../../database/sql';
 import type { CustomerEvents } from '../customer-webhooks/customer-events';
 import type { Ledger } from './ledger';
 import { PurchaseSettlement } from './purchase-settlement';
@@ -18,7 +18,7 @@ describe('PurchaseSettlement', () => {
   let credit: jest.Mock;
   let query: jest.Mock;
   let settlement: PurchaseSettlement;
-  const tx = () => ({ query }) as unknown as EntityManager;
+  const tx = () => ({ rows: query }) as unknown as Sql;
 
   beforeEach(() => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);

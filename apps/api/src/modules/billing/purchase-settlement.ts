@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { asJsonObject } from '../../common/json/json-shape';
 import { CustomerEvents } from '../customer-webhooks/customer-events';
 import { Ledger } from './ledger';
+import type { Sql } from '../../database/sql';
 
 /** The event types that credit a checkout (the first only when its payment_status is `paid`). */
 const CREDITING_TYPES: ReadonlySet<string> = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
@@ -30,7 +30,7 @@ export class PurchaseSettlement {
     private readonly events: CustomerEvents,
   ) {}
 
-  async apply(tx: EntityManager, payload: unknown): Promise<void> {
+  async apply(tx: Sql, payload: unknown): Promise<void> {
     const event = asJsonObject(payload);
     const eventId = String(event?.id);
     const type = event?.type;
@@ -63,7 +63,7 @@ export class PurchaseSettlement {
     const reference = session.client_reference_id ?? asJsonObject(session.metadata)?.organization_id;
     const organizationId = typeof reference === 'string' ? reference : null;
     const [org] = organizationId
-      ? ((await tx.query(`SELECT id FROM organizations WHERE id::text = $1`, [organizationId])) as { id: string }[])
+      ? ((await tx.rows(`SELECT id FROM organizations WHERE id::text = $1`, [organizationId])) as { id: string }[])
       : [];
     if (!org) {
       this.logger.error(`Paid checkout ${sessionId} (event ${eventId}) names no known organization; left for an operator.`);

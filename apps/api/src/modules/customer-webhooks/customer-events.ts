@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { CUSTOMER_EVENTS_KEY } from '../../database/hot-row-keys';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import { PARTICIPANT_COLUMNS, ROOM_COLUMNS, ROOM_FROM } from '../rooms/room-queries';
 import type { CustomerEventType } from './event-types';
+import type { Sql } from '../../database/sql';
 
 /** A change customers hear about; room events carry the room as GET /v1/rooms/{id} shows it when the transaction ends. */
 export type CustomerEvent =
@@ -30,12 +30,12 @@ export class CustomerEvents {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async emit(tx: EntityManager, event: CustomerEvent): Promise<void> {
+  async emit(tx: Sql, event: CustomerEvent): Promise<void> {
     await this.hot.append(tx, CUSTOMER_EVENTS_KEY, event, (events) => this.write(tx, events));
   }
 
-  private async write(tx: EntityManager, events: CustomerEvent[]): Promise<void> {
-    const endpoints = (await tx.query(
+  private async write(tx: Sql, events: CustomerEvent[]): Promise<void> {
+    const endpoints = (await tx.rows(
       `SELECT id, organization_id, events FROM webhook_endpoints WHERE organization_id = ANY($1) AND deleted_at IS NULL ORDER BY created_at, id`,
       [[...new Set(events.map((e) => e.organizationId))]],
     )) as { id: string; organization_id: string; events: string[] | null }[];
@@ -63,7 +63,7 @@ export class CustomerEvents {
         body: JSON.stringify({ id, type: event.type, created_at: createdAt, data }),
       };
     });
-    const inserted = (await tx.query(
+    const inserted = (await tx.rows(
       `INSERT INTO webhook_events (id, organization_id, type, body)
        SELECT id, organization_id, type, body FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY AS e(id, organization_id, type, body, n)
         ORDER BY n RETURNING seq, id`,
@@ -78,7 +78,7 @@ export class CustomerEvents {
         lane: event.roomId ?? null,
       })),
     );
-    await tx.query(
+    await tx.rows(
       `INSERT INTO webhook_deliveries (endpoint_id, organization_id, event_seq, lane, max_attempts, next_attempt_at)
        SELECT endpoint_id, organization_id, event_seq, lane, $5, now()
          FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[]) WITH ORDINALITY AS d(endpoint_id, organization_id, event_seq, lane, n)
@@ -94,10 +94,10 @@ export class CustomerEvents {
   }
 
   /** The rooms as GET /v1/rooms/{id} shows them, serialized the same way. */
-  private async roomViews(tx: EntityManager, roomIds: string[]): Promise<Map<string, object>> {
+  private async roomViews(tx: Sql, roomIds: string[]): Promise<Map<string, object>> {
     if (roomIds.length === 0) return new Map();
-    const rooms = (await tx.query(`SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM} WHERE r.id = ANY($1)`, [roomIds])) as { id: string }[];
-    const participants = (await tx.query(
+    const rooms = (await tx.rows(`SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM} WHERE r.id = ANY($1)`, [roomIds])) as { id: string }[];
+    const participants = (await tx.rows(
       `SELECT c.room_id, ${PARTICIPANT_COLUMNS} FROM connections c WHERE c.room_id = ANY($1) ORDER BY c.joined_at, c.id`,
       [roomIds],
     )) as { room_id: string }[];

@@ -10,13 +10,13 @@ import {
 } from '@nestjs/common';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { DataSource } from 'typeorm';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Coalescer } from '../../common/batching/coalescer';
 import { QueueRegistry } from '../../queue/queue-registry';
 import { Metrics } from '../metrics/metrics';
 import { postWebhook, type AttemptResult } from './webhook-sender';
+import { Database } from '../../database/database';
 
 export interface DeliveryJob {
   endpointId: string;
@@ -72,7 +72,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
   private readonly recorder = new Coalescer<Attempt>((attempts) => this.record(attempts), { maxBatch: 100, parallel: 2 });
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly queues: QueueRegistry,
     private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -148,7 +148,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
   }
 
   private async enqueueDue(): Promise<void> {
-    const due = (await this.dataSource.query(
+    const due = (await this.database.rows(
       `SELECT DISTINCT endpoint_id FROM webhook_deliveries
         WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until < now())`,
     )) as { endpoint_id: string }[];
@@ -241,7 +241,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
   /** Leases the endpoint's due deliveries that head their lanes (one per room at most), oldest first. */
   private async claim(endpointId: string, count: number): Promise<Claimed[]> {
     const leaseSeconds = (2 * this.config.webhooks.timeoutMs + 1_000) / 1000;
-    const [rows] = (await this.dataSource.query(
+    const rows = (await this.database.rows(
       `UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $3)
          FROM webhook_events ev, webhook_endpoints w
         WHERE ev.seq = d.event_seq AND w.id = d.endpoint_id AND w.deleted_at IS NULL AND d.id IN (
@@ -253,7 +253,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
            ORDER BY c.seq LIMIT $2 FOR UPDATE OF c SKIP LOCKED)
         RETURNING d.id, d.attempts, d.max_attempts, ev.id AS event_id, ev.body, w.url, w.secret`,
       [endpointId, count, leaseSeconds],
-    )) as [Claimed[], number];
+    )) as Claimed[];
     return rows;
   }
 
@@ -279,7 +279,7 @@ export class CustomerWebhookDelivery implements OnModuleInit, OnApplicationBoots
       const waitMs = status === 'pending' ? (schedule[Math.min(attempts, schedule.length) - 1] ?? 0) : null;
       return { endpointId, id: delivery.id, attempts, status, code: result.statusCode, error: result.ok ? null : result.error, waitMs };
     });
-    await this.dataSource.query(
+    await this.database.rows(
       `UPDATE webhook_deliveries d SET status = o.status, attempts = o.attempts, last_status_code = o.code, last_error = o.error,
               delivered_at = CASE WHEN o.status = 'delivered' THEN now() END,
               next_attempt_at = CASE WHEN o.status = 'pending' THEN now() + make_interval(secs => o.wait_ms / 1000.0) END,

@@ -3,10 +3,10 @@ import { NotRateLimited } from '../../common/rate-limiting/not-rate-limited.deco
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheckService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
 import type { Response } from 'express';
-import { DataSource } from 'typeorm';
 import { Public } from '../../common/auth/public.decorator';
 import { RETRY_AFTER_SECONDS } from '../../common/errors/service-unavailable';
 import { QueueRegistry } from '../../queue/queue-registry';
+import { Database } from '../../database/database';
 
 /** A readiness probe answers in this long, whatever the state of the dependencies. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -34,7 +34,7 @@ async function indicator(name: string, probe: () => Promise<unknown>): Promise<H
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly queues: QueueRegistry,
   ) {}
 
@@ -48,7 +48,7 @@ export class HealthController {
   async ready(@Res({ passthrough: true }) response: Response): Promise<HealthCheckResult | { detail: string }> {
     try {
       return await this.health.check([
-        () => indicator('postgres', () => this.dataSource.query('SELECT 1')),
+        () => indicator('postgres', () => this.database.ping()),
         () => indicator('redis', () => this.queues.redis.ping()),
       ]);
     } catch (error) {

@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Database } from '../../database/database';
 
 export const KEY_LIFETIME_HOURS = 24;
 /** A first request that has not answered after this long died with its process: the key is free again. */
@@ -28,11 +28,11 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
   private readonly logger = new Logger(IdempotencyStore.name);
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   async claim(organizationId: string, key: string, fingerprint: string): Promise<Claim> {
     // An expired key, or one whose first request was abandoned, is taken over as if new.
-    const inserted = (await this.dataSource.query(
+    const inserted = (await this.database.rows(
       `INSERT INTO idempotency_keys (organization_id, key, fingerprint) VALUES ($1, $2, $3)
        ON CONFLICT (organization_id, key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, status_code = NULL, content_type = NULL, body = NULL, created_at = now()
@@ -42,7 +42,7 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
       [organizationId, key, fingerprint, KEY_LIFETIME_HOURS, ABANDONED_AFTER_SECONDS],
     )) as unknown[];
     if (inserted.length > 0) return { kind: 'run' };
-    const [row] = (await this.dataSource.query(
+    const [row] = (await this.database.rows(
       `SELECT fingerprint, status_code, content_type, body FROM idempotency_keys WHERE organization_id = $1 AND key = $2`,
       [organizationId, key],
     )) as { fingerprint: string; status_code: number | null; content_type: string | null; body: string | null }[];
@@ -54,22 +54,19 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
   }
 
   async remember(organizationId: string, key: string, answer: StoredAnswer): Promise<void> {
-    await this.dataSource.query(
+    await this.database.rows(
       `UPDATE idempotency_keys SET status_code = $3, content_type = $4, body = $5 WHERE organization_id = $1 AND key = $2`,
       [organizationId, key, answer.statusCode, answer.contentType, answer.body],
     );
   }
 
   async forget(organizationId: string, key: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [organizationId, key]);
+    await this.database.rows(`DELETE FROM idempotency_keys WHERE organization_id = $1 AND key = $2`, [organizationId, key]);
   }
 
   /** Deletes expired keys; returns how many. */
   async cleanup(): Promise<number> {
-    const [, count] = (await this.dataSource.query(`DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`, [
-      KEY_LIFETIME_HOURS,
-    ])) as [unknown, number];
-    return count;
+    return this.database.count(`DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`, [KEY_LIFETIME_HOURS]);
   }
 
   onApplicationBootstrap(): void {

@@ -1,6 +1,5 @@
 import { assertCanMintInvite, assertInviteUsable, inviteExpiresAt, inviteOffer, languagesRequired, type RoomStatus } from '@app/domain';
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError, INVITE_NOT_FOUND as UNKNOWN } from '../../common/errors/api-error';
 import type { BatchedLoader } from '../../common/batching/batched-loader';
@@ -10,6 +9,8 @@ import { heldLanguagesSql } from '../rooms/room-queries';
 import type { JoinTokenView } from '../rooms/join-token.dto';
 import { InviteCodes } from './invite-codes';
 import type { InvitePreviewView, MintedInviteView, MintInviteDto } from './invite.dto';
+import { Database } from '../../database/database';
+import type { Sql } from '../../database/sql';
 
 interface InviteRow {
   id: string;
@@ -32,12 +33,12 @@ export class InvitesService {
   private readonly previews: BatchedLoader<string, PreviewRow>;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly codes: InviteCodes,
     private readonly tokens: JoinTokensService,
   ) {
     this.previews = batchedRows<string, PreviewRow>(
-      dataSource,
+      database,
       {
         name: 'invite_previews',
         text: `SELECT i.code_hash, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode,
@@ -50,7 +51,7 @@ export class InvitesService {
   }
 
   async mint(actor: Actor, roomId: string, dto: MintInviteDto): Promise<MintedInviteView> {
-    const [room] = (await this.dataSource.query(`SELECT status FROM rooms WHERE id = $1 AND organization_id = $2`, [
+    const [room] = (await this.database.rows(`SELECT status FROM rooms WHERE id = $1 AND organization_id = $2`, [
       roomId,
       actor.organizationId,
     ])) as {
@@ -59,7 +60,7 @@ export class InvitesService {
     if (!room) throw ApiError.notFound('Room not found.');
     assertCanMintInvite(room.status);
     const { code, hash } = this.codes.mint();
-    const [row] = (await this.dataSource.query(
+    const [row] = (await this.database.rows(
       `INSERT INTO invites (room_id, organization_id, code_hash, expires_at, max_uses) VALUES ($1, $2, $3, $4, $5) RETURNING expires_at`,
       [roomId, actor.organizationId, hash, inviteExpiresAt(new Date(), dto.expires_in_seconds), dto.max_uses],
     )) as { expires_at: Date }[];
@@ -68,7 +69,7 @@ export class InvitesService {
 
   /** Removes every link of the room; another organization's room matches no row, silently. */
   async revokeAll(actor: Actor, roomId: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM invites WHERE room_id = $1 AND organization_id = $2`, [roomId, actor.organizationId]);
+    await this.database.rows(`DELETE FROM invites WHERE room_id = $1 AND organization_id = $2`, [roomId, actor.organizationId]);
   }
 
   /** The link (by the stored hash of its verified code), its room, and the languages the room holds right now. */
@@ -87,21 +88,21 @@ export class InvitesService {
   /** One use is spent only by a join that succeeds, under the room's lock: N racing joins on k uses give min(N, k). */
   async join(hash: Buffer, request: { languages: string[]; name?: string }): Promise<JoinTokenView> {
     const guest = { languages: request.languages, name: request.name, kind: 'guest' as const };
-    const admitted = await this.dataSource.transaction(async (tx) => {
+    const admitted = await this.database.transaction(async (tx) => {
       const found = await this.find(tx, hash, false);
       const room = await this.tokens.lockAdmissions(tx, found.room_id);
       const invite = await this.find(tx, hash, true);
       assertInviteUsable(this.facts(invite));
       if (!room) throw new Error('a usable invite belongs to a live room');
       const admission = await this.tokens.admit(tx, room, guest);
-      await tx.query(`UPDATE invites SET uses = uses + 1 WHERE id = $1`, [invite.id]);
+      await tx.rows(`UPDATE invites SET uses = uses + 1 WHERE id = $1`, [invite.id]);
       return admission;
     });
     return this.tokens.sign(admitted, guest);
   }
 
-  private async find(tx: EntityManager, hash: Buffer, lock: boolean): Promise<InviteRow> {
-    const [invite] = (await tx.query(
+  private async find(tx: Sql, hash: Buffer, lock: boolean): Promise<InviteRow> {
+    const [invite] = (await tx.rows(
       `SELECT i.id, i.room_id, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode
          FROM invites i JOIN rooms r ON r.id = i.room_id WHERE i.code_hash = $1 ${lock ? 'FOR UPDATE OF i' : ''}`,
       [hash],

@@ -1,6 +1,5 @@
 import { billedMinutes, chargeCents } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { ROOM_TOTALS_KEY } from '../../database/hot-row-keys';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import { Ledger } from '../billing/ledger';
@@ -9,6 +8,7 @@ import { UsageRollup } from '../usage/usage-rollup';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { CustomerEvents } from '../customer-webhooks/customer-events';
+import type { Sql } from '../../database/sql';
 
 export interface OpenConnection {
   id: number;
@@ -30,8 +30,8 @@ export class ConnectionMeter {
   ) {}
 
   /** Closes one open connection; a connection already closed is left as it is (idempotent). */
-  async close(tx: EntityManager, room: MeteredRoom, connectionId: number, leftAt: Date): Promise<void> {
-    const [connection] = (await tx.query(
+  async close(tx: Sql, room: MeteredRoom, connectionId: number, leftAt: Date): Promise<void> {
+    const [connection] = (await tx.rows(
       `SELECT id, organization_id, room_id, joined_at, cents_per_minute FROM connections WHERE id = $1 AND left_at IS NULL`,
       [connectionId],
     )) as OpenConnection[];
@@ -39,7 +39,7 @@ export class ConnectionMeter {
   }
 
   /** Closes a connection known to be open, writing its minutes and charge with its end. */
-  async closeOpen(tx: EntityManager, room: MeteredRoom, connection: OpenConnection, leftAt: Date): Promise<void> {
+  async closeOpen(tx: Sql, room: MeteredRoom, connection: OpenConnection, leftAt: Date): Promise<void> {
     await this.closeOpenMany(tx, [{ room, connection, leftAt }]);
   }
 
@@ -48,21 +48,21 @@ export class ConnectionMeter {
    * began), with its started minutes (capped) and its charge at the rate of its join. One already closed by
    * someone else is left as it is.
    */
-  async closeOpenMany(tx: EntityManager, closes: { room: MeteredRoom; connection: OpenConnection; leftAt: Date }[]): Promise<void> {
+  async closeOpenMany(tx: Sql, closes: { room: MeteredRoom; connection: OpenConnection; leftAt: Date }[]): Promise<void> {
     if (closes.length === 0) return;
     const ends = closes.map(({ connection, leftAt }) => {
       const end = new Date(Math.max(leftAt.getTime(), connection.joined_at.getTime()));
       const minutes = billedMinutes(connection.joined_at.getTime(), end.getTime(), this.config.maxConnectionMinutes);
       return { end, minutes, cents: chargeCents(minutes, connection.cents_per_minute) };
     });
-    const updated = (await tx.query(
+    const updated = (await tx.rows(
       `UPDATE connections c SET left_at = v.left_at, connection_minutes = v.minutes, charged_cents = v.cents
          FROM unnest($1::bigint[], $2::timestamptz[], $3::int[], $4::bigint[]) AS v(id, left_at, minutes, cents)
         WHERE c.id = v.id AND c.left_at IS NULL RETURNING c.id, c.kind, c.identity, c.joined_at, c.left_at`,
       [closes.map((c) => c.connection.id), ends.map((e) => e.end), ends.map((e) => e.minutes), ends.map((e) => e.cents)],
-    )) as [{ id: string | number; kind: string | null; identity: string; joined_at: Date; left_at: Date }[], number];
-    const closed = new Set(updated[0].map((row) => Number(row.id)));
-    for (const row of updated[0].filter((r) => r.kind === 'translator')) {
+    )) as { id: string | number; kind: string | null; identity: string; joined_at: Date; left_at: Date }[];
+    const closed = new Set(updated.map((row) => Number(row.id)));
+    for (const row of updated.filter((r) => r.kind === 'translator')) {
       const { room } = closes.find((c) => Number(c.connection.id) === Number(row.id))!;
       const data = {
         room_id: room.id,
@@ -79,8 +79,8 @@ export class ConnectionMeter {
   }
 
   /** Closes every open connection of a room at `at`. */
-  async closeAllInRoom(tx: EntityManager, room: MeteredRoom, at: Date): Promise<void> {
-    const open = (await tx.query(
+  async closeAllInRoom(tx: Sql, room: MeteredRoom, at: Date): Promise<void> {
+    const open = (await tx.rows(
       `SELECT id, organization_id, room_id, joined_at, cents_per_minute FROM connections WHERE room_id = $1 AND left_at IS NULL`,
       [room.id],
     )) as OpenConnection[];
@@ -92,7 +92,7 @@ export class ConnectionMeter {
 
   /** The room's totals, the usage rollup and the ledger follow every ended connection. */
   private async account(
-    tx: EntityManager,
+    tx: Sql,
     room: MeteredRoom,
     connection: OpenConnection,
     minutes: number,
@@ -100,7 +100,7 @@ export class ConnectionMeter {
     leftAt: Date,
   ): Promise<void> {
     await this.hot.addToGroup(tx, ROOM_TOTALS_KEY, room.id, [minutes, cents], (rooms) =>
-      tx.query(
+      tx.rows(
         `UPDATE rooms r SET total_connection_minutes = r.total_connection_minutes + t.minutes, total_charged_cents = r.total_charged_cents + t.cents
            FROM unnest($1::uuid[], $2::int[], $3::bigint[]) AS t(id, minutes, cents) WHERE r.id = t.id`,
         [rooms.map((t) => t.row), rooms.map((t) => t.delta[0]), rooms.map((t) => t.delta[1])],

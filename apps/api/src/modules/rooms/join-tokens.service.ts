@@ -1,16 +1,16 @@
 import { admitLanguages, decideModeForToken, type ParticipantKind, type StreamingMode } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { Coalescer } from '../../common/batching/coalescer';
 import { ApiError } from '../../common/errors/api-error';
 import { APP_CONFIG } from '../../config/config.module';
-import { preparedQuery } from '../../database/prepared-query';
 import type { AppConfig } from '../../config/app-config';
 import { LiveKitGateway } from '../livekit/livekit.gateway';
 import type { JoinTokenView } from './join-token.dto';
 import { heldLanguagesSql, ROOM_ROW_COLUMNS, type RoomRow } from './room-queries';
+import { Database } from '../../database/database';
+import type { Sql } from '../../database/sql';
 
 export interface JoinRequest {
   languages: string[];
@@ -66,7 +66,7 @@ export class JoinTokensService {
   });
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly livekit: LiveKitGateway,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -100,10 +100,8 @@ export class JoinTokensService {
   }
 
   private async admitSharedBatch(requests: SharedAdmissionRequest[]): Promise<void> {
-    const rows = await preparedQuery<SharedAdmissionRow>(
-      this.dataSource,
-      'admit_tokens_shared',
-      `SELECT * FROM admit_tokens_shared($1, $2)`,
+    const rows = await this.database.rows<SharedAdmissionRow>(
+      { name: 'admit_tokens_shared', text: `SELECT * FROM admit_tokens_shared($1, $2)` },
       [JSON.stringify(requests.map(({ answer: _answer, ...request }, ord) => ({ ...request, ord }))), LANGUAGE_RESERVATION_SECONDS],
     );
     const byOrd = new Map(rows.map((row) => [row.ord, row]));
@@ -111,8 +109,8 @@ export class JoinTokensService {
   }
 
   private admitExclusive(actor: Actor, roomName: string, request: JoinRequest): Promise<Admission> {
-    return this.dataSource.transaction(async (tx) => {
-      const [found] = (await tx.query(`SELECT id FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended'`, [
+    return this.database.transaction(async (tx) => {
+      const [found] = (await tx.rows(`SELECT id FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended'`, [
         actor.organizationId,
         roomName,
       ])) as { id: string }[];
@@ -128,9 +126,9 @@ export class JoinTokensService {
    * for those that change nothing. The room is read after the lock is held, so the decision sees
    * every earlier admission.
    */
-  async lockAdmissions(tx: EntityManager, roomId: string): Promise<RoomRow | null> {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [roomId]);
-    const [room] = (await tx.query(`SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE id = $1 AND status <> 'ended'`, [roomId])) as RoomRow[];
+  async lockAdmissions(tx: Sql, roomId: string): Promise<RoomRow | null> {
+    await tx.rows(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [roomId]);
+    const [room] = (await tx.rows(`SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE id = $1 AND status <> 'ended'`, [roomId])) as RoomRow[];
     return room ?? null;
   }
 
@@ -138,15 +136,15 @@ export class JoinTokensService {
    * The mode and two-language rules (libs/domain), decided under the room's exclusive admission
    * lock so concurrent tokens can never disagree on the mode or bring a third language.
    */
-  async admit(tx: EntityManager, room: RoomRow, request: JoinRequest): Promise<Admission> {
+  async admit(tx: Sql, room: RoomRow, request: JoinRequest): Promise<Admission> {
     const decision = decideModeForToken(room.streaming_mode, request.languages.length);
     const identity = request.identity ?? generatedIdentity(request.kind);
     admitLanguages(await this.heldLanguages(tx, room.id, identity), request.languages);
     if (decision.changed) {
-      await tx.query(`UPDATE rooms SET streaming_mode = $2 WHERE id = $1`, [room.id, decision.mode]);
+      await tx.rows(`UPDATE rooms SET streaming_mode = $2 WHERE id = $1`, [room.id, decision.mode]);
       room.streaming_mode = decision.mode;
     }
-    await tx.query(
+    await tx.rows(
       `INSERT INTO room_tokens (room_id, identity, kind, display_name, languages, reserved_until)
        VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6))
        ON CONFLICT (room_id, identity) DO UPDATE SET kind = EXCLUDED.kind, display_name = EXCLUDED.display_name,
@@ -177,8 +175,8 @@ export class JoinTokensService {
   }
 
   /** Languages held now: connected people's, plus fresh reservations of tokens not yet connected (other identities). */
-  async heldLanguages(tx: EntityManager, roomId: string, exceptIdentity: string | null = null): Promise<string[]> {
-    const [{ languages }] = (await tx.query(`SELECT ${heldLanguagesSql('$1', '$2::text')} AS languages`, [roomId, exceptIdentity])) as {
+  async heldLanguages(tx: Sql, roomId: string, exceptIdentity: string | null = null): Promise<string[]> {
+    const [{ languages }] = (await tx.rows(`SELECT ${heldLanguagesSql('$1', '$2::text')} AS languages`, [roomId, exceptIdentity])) as {
       languages: string[];
     }[];
     return languages;

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import { toPage, type Page } from '../../common/pagination/page';
@@ -12,6 +11,7 @@ import { LiveKitGateway } from '../livekit/livekit.gateway';
 import { RoomLifecycle } from './room-lifecycle';
 import { PARTICIPANT_COLUMNS, ROOM_COLUMNS, ROOM_FROM } from './room-queries';
 import type { CreateRoomDto, CreatedRoomView, ParticipantUsageView, RoomDetailView, RoomView } from './room.dto';
+import { Database } from '../../database/database';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -28,7 +28,7 @@ export class RoomsService {
   private readonly logger = new Logger(RoomsService.name);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly livekit: LiveKitGateway,
     private readonly lifecycle: RoomLifecycle,
     private readonly credit: CreditGate,
@@ -46,7 +46,7 @@ export class RoomsService {
     // Both read at once; no credit is 402 before a taken name is 409.
     const [, [taken]] = (await Promise.all([
       this.credit.assertCanStartRoom(actor.organizationId),
-      this.dataSource.query(`SELECT 1 FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended'`, [
+      this.database.rows(`SELECT 1 FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended'`, [
         actor.organizationId,
         name,
       ]),
@@ -56,7 +56,7 @@ export class RoomsService {
     const livekitName = `${actor.organizationId}.${id}`;
     const { sid } = await this.livekit.createRoom(livekitName);
     try {
-      await this.dataSource.query(
+      await this.database.rows(
         `INSERT INTO rooms (id, organization_id, name, livekit_name, sid, streaming_mode, created_by_user_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [id, actor.organizationId, name, livekitName, sid, dto.streaming_mode ?? null, actor.userId],
       );
@@ -71,7 +71,7 @@ export class RoomsService {
   }
 
   async list(actor: Actor, query: PageQueryDto): Promise<Page<RoomView>> {
-    const rows: RoomView[] = await this.dataSource.query(
+    const rows: RoomView[] = await this.database.rows(
       `SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM} WHERE r.organization_id = $1
         ORDER BY r.created_at DESC, r.id DESC LIMIT $2 OFFSET $3`,
       [actor.organizationId, query.limit + 1, query.offset],
@@ -80,12 +80,12 @@ export class RoomsService {
   }
 
   async detail(actor: Actor, roomId: string): Promise<RoomDetailView> {
-    const [room] = (await this.dataSource.query(`SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM} WHERE r.id = $1 AND r.organization_id = $2`, [
+    const [room] = (await this.database.rows(`SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM} WHERE r.id = $1 AND r.organization_id = $2`, [
       roomId,
       actor.organizationId,
     ])) as RoomView[];
     if (!room) throw ApiError.notFound('Room not found.');
-    const participants: ParticipantUsageView[] = await this.dataSource.query(
+    const participants: ParticipantUsageView[] = await this.database.rows(
       `SELECT ${PARTICIPANT_COLUMNS} FROM connections c WHERE c.room_id = $1 AND c.organization_id = $2 ORDER BY c.joined_at, c.id`,
       [roomId, actor.organizationId],
     );
@@ -94,7 +94,7 @@ export class RoomsService {
 
   /** Ends the call: LiveKit first (503 changes nothing), then the room and its open connections. */
   async end(actor: Actor, roomId: string): Promise<void> {
-    const [room] = (await this.dataSource.query(`SELECT livekit_name, status FROM rooms WHERE id = $1 AND organization_id = $2`, [
+    const [room] = (await this.database.rows(`SELECT livekit_name, status FROM rooms WHERE id = $1 AND organization_id = $2`, [
       roomId,
       actor.organizationId,
     ])) as { livekit_name: string; status: string }[];

@@ -1,8 +1,8 @@
 import { QUEUES, TRANSLATOR_JOBS, type TranslatorDismissJob, type TranslatorDispatchJob } from '@app/contracts';
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import type { OutboxJob } from '../../queue/outbox';
 import type { RoomRow } from './room-queries';
+import type { Sql } from '../../database/sql';
 
 /**
  * Decides whether the room wants its translator, from the languages its connected people hold.
@@ -11,14 +11,14 @@ import type { RoomRow } from './room-queries';
  */
 @Injectable()
 export class TranslatorPresence {
-  async reconcile(tx: EntityManager, room: RoomRow): Promise<OutboxJob[]> {
+  async reconcile(tx: Sql, room: RoomRow): Promise<OutboxJob[]> {
     return this.reconcileAll(tx, [room]);
   }
 
   /** Reconciles several locked rooms: one query reads the languages they hold, one statement flips those that change. */
-  async reconcileAll(tx: EntityManager, rooms: RoomRow[]): Promise<OutboxJob[]> {
+  async reconcileAll(tx: Sql, rooms: RoomRow[]): Promise<OutboxJob[]> {
     if (rooms.length === 0) return [];
-    const rows = (await tx.query(
+    const rows = (await tx.rows(
       `SELECT c.room_id, array_agg(DISTINCT l ORDER BY l) AS languages
          FROM connections c, unnest(c.languages) AS l
         WHERE c.room_id = ANY($1) AND c.left_at IS NULL AND c.kind IS DISTINCT FROM 'translator'
@@ -28,7 +28,7 @@ export class TranslatorPresence {
     const held = new Map(rows.map((row) => [row.room_id, row.languages]));
     const changed = rooms.filter((room) => wantsTranslator(room, held.get(room.id) ?? []) !== room.translator_present);
     if (changed.length === 0) return [];
-    await tx.query(
+    await tx.rows(
       `UPDATE rooms r SET translator_present = NOT r.translator_present, translator_generation = r.translator_generation + 1
         WHERE r.id = ANY($1)`,
       [changed.map((room) => room.id)],

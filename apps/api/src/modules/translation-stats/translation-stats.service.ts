@@ -1,10 +1,10 @@
 import type { TranslatorEventJob } from '@app/contracts';
 import { combineLatencyReports } from '@app/domain/latency-stats';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import type { DirectionStatsView, TranslationStatsView } from './translation-stats.dto';
+import { Database } from '../../database/database';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -20,7 +20,7 @@ interface EventRow {
 
 @Injectable()
 export class TranslationStatsService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly database: Database) {}
 
   /**
    * Stores one translator report once, keyed by its queue job id. A report naming a room that does
@@ -29,7 +29,7 @@ export class TranslationStatsService {
   async record(eventKey: string, event: TranslatorEventJob): Promise<boolean> {
     if (!UUID.test(event.roomId)) return false;
     const latency = event.type === 'latency' ? event : null;
-    const rows: unknown[] = await this.dataSource.query(
+    const rows: unknown[] = await this.database.rows(
       `INSERT INTO translation_events (event_key, organization_id, room_id, type, occurred_at, direction, p50_ms, p95_ms, samples, audio_seconds)
        SELECT $1, r.organization_id, r.id, $4, $5, $6, $7, $8, $9, $10 FROM rooms r WHERE r.id = $2 AND r.livekit_name = $3
        ON CONFLICT (event_key) DO NOTHING RETURNING id`,
@@ -50,12 +50,12 @@ export class TranslationStatsService {
   }
 
   async forRoom(actor: Actor, roomId: string): Promise<TranslationStatsView> {
-    const [room] = (await this.dataSource.query(`SELECT id FROM rooms WHERE id = $1 AND organization_id = $2`, [
+    const [room] = (await this.database.rows(`SELECT id FROM rooms WHERE id = $1 AND organization_id = $2`, [
       roomId,
       actor.organizationId,
     ])) as { id: string }[];
     if (!room) throw ApiError.notFound('Room not found.');
-    const rows: EventRow[] = await this.dataSource.query(
+    const rows: EventRow[] = await this.database.rows(
       `SELECT type, occurred_at, direction, p50_ms, p95_ms, samples, audio_seconds FROM translation_events
         WHERE room_id = $1 AND organization_id = $2 ORDER BY occurred_at, id`,
       [roomId, actor.organizationId],

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HotRowWrites } from '../../database/hot-row-writes';
-import type { EntityManager } from 'typeorm';
 import { ROOM_TOTALS_KEY, usageSlotKey, usageVersionKey } from '../../database/hot-row-keys';
+import type { Sql } from '../../database/sql';
 
 interface Delta {
   minutes: number;
@@ -21,13 +21,10 @@ export class UsageRollup {
    * After joins moved rooms' `started_at` (from null, or earlier): count or move each whole room.
    * `joinedParticipants` is what the joins themselves added, which the previous slot never counted.
    */
-  async roomStartsChanged(
-    tx: EntityManager,
-    changes: { roomId: string; previous: Date | null; joinedParticipants: number }[],
-  ): Promise<void> {
+  async roomStartsChanged(tx: Sql, changes: { roomId: string; previous: Date | null; joinedParticipants: number }[]): Promise<void> {
     if (changes.length === 0) return;
     await this.hot.flush(tx, ROOM_TOTALS_KEY);
-    const rooms = (await tx.query(
+    const rooms = (await tx.rows(
       `SELECT r.id, r.organization_id, r.started_at, r.total_connection_minutes AS minutes,
               (SELECT count(*)::int FROM connections c WHERE c.room_id = r.id AND c.kind IS DISTINCT FROM 'translator') AS participants
          FROM rooms r WHERE r.id = ANY($1)`,
@@ -44,23 +41,19 @@ export class UsageRollup {
   }
 
   /** A connection or minutes added to a room that has already started (at `room.startedAt`). */
-  async addToRoom(
-    tx: EntityManager,
-    room: { organizationId: string; startedAt: Date | null },
-    delta: Omit<Delta, 'sessions'>,
-  ): Promise<void> {
+  async addToRoom(tx: Sql, room: { organizationId: string; startedAt: Date | null }, delta: Omit<Delta, 'sessions'>): Promise<void> {
     if (room.startedAt) await this.add(tx, room.organizationId, room.startedAt, { ...delta, sessions: 0 });
   }
 
   /** Adds to the slot holding `at`; slots are summed per row and written last (see HotRowWrites). */
-  private async add(tx: EntityManager, organizationId: string, at: Date, delta: Delta): Promise<void> {
+  private async add(tx: Sql, organizationId: string, at: Date, delta: Delta): Promise<void> {
     const slot = Math.floor(at.getTime() / SLOT_MS) * (SLOT_MS / 1000);
     await this.hot.add(
       tx,
       usageSlotKey(organizationId, slot),
       [delta.minutes, delta.sessions, delta.participants],
       ([minutes, sessions, participants]) =>
-        tx.query(
+        tx.rows(
           `INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants) VALUES ($1, to_timestamp($2), $3, $4, $5)
        ON CONFLICT (organization_id, slot) DO UPDATE SET minutes = usage_slots.minutes + EXCLUDED.minutes,
          sessions = usage_slots.sessions + EXCLUDED.sessions, participants = usage_slots.participants + EXCLUDED.participants`,
@@ -69,7 +62,7 @@ export class UsageRollup {
     );
     // Moves with every write to the rollup, in the same transaction: cached overviews key on it.
     await this.hot.add(tx, usageVersionKey(organizationId), [1], ([writes]) =>
-      tx.query(
+      tx.rows(
         `INSERT INTO usage_versions (organization_id, version) VALUES ($1, $2)
          ON CONFLICT (organization_id) DO UPDATE SET version = usage_versions.version + EXCLUDED.version`,
         [organizationId, writes],

@@ -1,12 +1,11 @@
 import { avgRoomMinutes, bucketBoundaries, echoOffsetDateTime, formatBoundary, summarize, type UsageWindow } from '@app/domain';
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Actor } from '../../common/auth/actor';
 import { RequestValidationError } from '../../common/errors/validation-error';
 import { VersionedCache } from '../../common/caching/versioned-cache';
 import { OrganizationVersions } from '../../common/caching/organization-versions';
-import { preparedQuery } from '../../database/prepared-query';
 import { parsedWindowOf, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
+import { Database } from '../../database/database';
 
 const SLOT_MS = 15 * 60_000;
 
@@ -29,8 +28,8 @@ export class UsageService {
 
   private readonly versions: OrganizationVersions;
 
-  constructor(private readonly dataSource: DataSource) {
-    this.versions = new OrganizationVersions(dataSource, 'usage_versions');
+  constructor(private readonly database: Database) {
+    this.versions = new OrganizationVersions(database, 'usage_versions');
   }
 
   /** The overview as JSON text, served from the cache while the organization's usage version holds. */
@@ -87,10 +86,10 @@ export class UsageService {
     const [slots, edges] = await Promise.all([
       // Slots are summed per UTC hour, or else per local bucket, in SQL; each group's earliest slot
       // lies in its bucket and places it there.
-      preparedQuery<Sample>(
-        this.dataSource,
-        wholeHours ? 'usage_slots_by_utc_hour' : 'usage_slots_by_local_bucket',
-        `SELECT (extract(epoch FROM min(slot)) * 1000)::float8 AS at, sum(minutes)::bigint AS minutes, sum(sessions)::int AS sessions,
+      this.database.rows<Sample>(
+        {
+          name: wholeHours ? 'usage_slots_by_utc_hour' : 'usage_slots_by_local_bucket',
+          text: `SELECT (extract(epoch FROM min(slot)) * 1000)::float8 AS at, sum(minutes)::bigint AS minutes, sum(sessions)::int AS sessions,
                 sum(participants)::int AS participants
            FROM usage_slots
           WHERE organization_id = $1 AND slot >= $2 AND slot < $3 AND sessions > 0
@@ -99,18 +98,20 @@ export class UsageService {
               ? `date_trunc('hour', slot AT TIME ZONE 'UTC')`
               : `date_trunc($4::text, slot AT TIME ZONE $5::text), (slot AT TIME ZONE $5::text) - (slot AT TIME ZONE 'UTC')`
           }`,
+        },
         wholeHours
           ? [organizationId, new Date(firstFull), new Date(lastFull)]
           : [organizationId, new Date(firstFull), new Date(lastFull), window.granularity, window.timezone],
       ),
-      preparedQuery<Sample>(
-        this.dataSource,
-        'usage_window_edges',
-        `SELECT r.started_at AS at, r.total_connection_minutes AS minutes, 1 AS sessions,
+      this.database.rows<Sample>(
+        {
+          name: 'usage_window_edges',
+          text: `SELECT r.started_at AS at, r.total_connection_minutes AS minutes, 1 AS sessions,
                 (SELECT count(*)::int FROM connections c WHERE c.room_id = r.id AND c.kind IS DISTINCT FROM 'translator') AS participants
            FROM rooms r
           WHERE r.organization_id = $1 AND r.started_at IS NOT NULL
             AND ((r.started_at >= $2 AND r.started_at < $3) OR (r.started_at >= $4 AND r.started_at < $5))`,
+        },
         [organizationId, window.startsAfter, new Date(Math.min(firstFull, end)), new Date(Math.max(lastFull, start)), window.endsBefore],
       ),
     ]);

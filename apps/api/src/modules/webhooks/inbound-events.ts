@@ -1,9 +1,10 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { QueueName, StoredEventRef, StoredEventsJob } from '@app/contracts';
-import { DataSource, type EntityManager } from 'typeorm';
 import { Coalescer } from '../../common/batching/coalescer';
 import { QueueRegistry } from '../../queue/queue-registry';
 import { Metrics } from '../metrics/metrics';
+import { Database } from '../../database/database';
+import type { Sql } from '../../database/sql';
 
 export type Provider = 'livekit' | 'stripe';
 
@@ -32,7 +33,7 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
   private readonly storing = new Coalescer<ReceivedEvent>((events) => this.storeAll(events), { maxBatch: 200, parallel: 2 });
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: Database,
     private readonly queues: QueueRegistry,
     private readonly metrics: Metrics,
   ) {}
@@ -43,7 +44,7 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async storeAll(events: ReceivedEvent[]): Promise<void> {
-    const stored = (await this.dataSource.query(
+    const stored = (await this.database.rows(
       `INSERT INTO inbound_events (provider, event_id, event_type, payload)
        SELECT provider, event_id, event_type, payload
          FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) WITH ORDINALITY AS e(provider, event_id, event_type, payload, n)
@@ -78,7 +79,7 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   /** Runs `apply` in a transaction holding the event's row; a processed event is skipped. */
-  async applyOnce(provider: Provider, eventId: string, apply: (tx: EntityManager, payload: unknown) => Promise<void>): Promise<boolean> {
+  async applyOnce(provider: Provider, eventId: string, apply: (tx: Sql, payload: unknown) => Promise<void>): Promise<boolean> {
     return this.applyEach(provider, [eventId], (tx, payloads) => apply(tx, payloads[0]));
   }
 
@@ -86,20 +87,16 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
    * Runs `apply` with the payloads of those of `eventIds` not yet processed, in one transaction that
    * marks them processed (in the order they were received); returns false when none was left.
    */
-  async applyEach(
-    provider: Provider,
-    eventIds: string[],
-    apply: (tx: EntityManager, payloads: unknown[]) => Promise<void>,
-  ): Promise<boolean> {
+  async applyEach(provider: Provider, eventIds: string[], apply: (tx: Sql, payloads: unknown[]) => Promise<void>): Promise<boolean> {
     let applied = 0;
-    const done = this.dataSource.transaction(async (tx) => {
+    const done = this.database.transaction(async (tx) => {
       // Marking first takes the rows' locks: a concurrent duplicate waits, then finds them processed.
       // If applying fails, the transaction rolls back and the events are unmarked again.
-      const [rows] = (await tx.query(
+      const rows = (await tx.rows(
         `UPDATE inbound_events SET processed_at = now() WHERE provider = $1 AND event_id = ANY($2) AND processed_at IS NULL
          RETURNING payload, seq`,
         [provider, eventIds],
-      )) as [{ payload: unknown; seq: number | string }[], number];
+      )) as { payload: unknown; seq: number | string }[];
       if (rows.length === 0) return false;
       rows.sort((a, b) => Number(a.seq) - Number(b.seq));
       await apply(
@@ -121,7 +118,7 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
 
   /** Events stored but never applied (a crash between storing and enqueuing): enqueue them again. */
   async requeueStale(olderThanMs: number): Promise<number> {
-    const rows = (await this.dataSource.query(
+    const rows = (await this.database.rows(
       `SELECT provider, event_id, CASE WHEN provider = 'livekit' THEN payload->'room'->>'name' END AS subject
          FROM inbound_events WHERE processed_at IS NULL AND received_at < now() - make_interval(secs => $1) ORDER BY seq LIMIT 1000`,
       [olderThanMs / 1000],

@@ -1,6 +1,5 @@
 import { participantClassOf, type ParticipantKind } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import type { OutboxJob } from '../../queue/outbox';
@@ -11,6 +10,7 @@ import { readLiveKitEvent, type LiveKitEventFacts } from './livekit-event';
 import { ConnectionMeter, type OpenConnection } from '../metering/connection-meter';
 import { UsageRollup } from '../usage/usage-rollup';
 import { CustomerEvents } from '../customer-webhooks/customer-events';
+import type { Sql } from '../../database/sql';
 
 type Participant = NonNullable<LiveKitEventFacts['participant']>;
 
@@ -48,7 +48,7 @@ export class LiveKitEventProcessor {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async applyBatch(tx: EntityManager, payloads: unknown[]): Promise<OutboxJob[]> {
+  async applyBatch(tx: Sql, payloads: unknown[]): Promise<OutboxJob[]> {
     const byRoom = new Map<string, LiveKitEventFacts[]>();
     for (const event of payloads.map(readLiveKitEvent)) {
       if (!event.livekitRoom) continue;
@@ -81,7 +81,7 @@ export class LiveKitEventProcessor {
     return jobs;
   }
 
-  private async applyOne(tx: EntityManager, room: RoomRow, event: LiveKitEventFacts): Promise<OutboxJob[]> {
+  private async applyOne(tx: Sql, room: RoomRow, event: LiveKitEventFacts): Promise<OutboxJob[]> {
     if (event.type === 'room_finished') return this.lifecycle.endLocked(tx, room, event.createdAt);
     const change = membershipChange(event);
     // Totals are final once the room has ended: a connection that began after its end was never part of the call.
@@ -100,15 +100,15 @@ export class LiveKitEventProcessor {
    * Opens the connections (once per participant sid), moves their rooms to active and their start to
    * the earliest join; returns each join's connection id, in order.
    */
-  private async joinAll(tx: EntityManager, joins: Join[]): Promise<(number | null)[]> {
+  private async joinAll(tx: Sql, joins: Join[]): Promise<(number | null)[]> {
     if (joins.length === 0) return [];
     // The connection now holds its token's languages: the token's short reservation is over.
-    const tokens = (await tx.query(
+    const tokens = (await tx.rows(
       `UPDATE room_tokens t SET reserved_until = NULL FROM unnest($1::uuid[], $2::text[]) AS j(room_id, identity)
         WHERE t.room_id = j.room_id AND t.identity = j.identity RETURNING t.room_id, t.identity, t.kind, t.languages`,
       [joins.map((j) => j.room.id), joins.map((j) => j.participant.identity)],
-    )) as [{ room_id: string; identity: string; kind: ParticipantKind; languages: string[] }[], number];
-    const tokenOf = new Map(tokens[0].map((token) => [`${token.room_id} ${token.identity}`, token]));
+    )) as { room_id: string; identity: string; kind: ParticipantKind; languages: string[] }[];
+    const tokenOf = new Map(tokens.map((token) => [`${token.room_id} ${token.identity}`, token]));
     const rows = joins.map(({ room, participant }) => {
       const token = tokenOf.get(`${room.id} ${participant.identity}`);
       const kind: ParticipantKind | null = participant.isAgent ? 'translator' : (token?.kind ?? null);
@@ -119,7 +119,7 @@ export class LiveKitEventProcessor {
       const languages = participant.isAgent ? null : (token?.languages ?? null);
       return { room, participant, kind, rate, languages };
     });
-    const inserted = (await tx.query(
+    const inserted = (await tx.rows(
       `INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, cents_per_minute)
        SELECT room_id, organization_id, sid, identity, kind,
               CASE WHEN languages IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(languages)) END, joined_at, rate
@@ -140,7 +140,7 @@ export class LiveKitEventProcessor {
     const idOf = new Map(inserted.map((row) => [`${row.room_id} ${row.participant_sid}`, Number(row.id)]));
     const rejoined = rows.filter((r) => !idOf.has(`${r.room.id} ${r.participant.sid}`));
     if (rejoined.length > 0) {
-      const existing = (await tx.query(
+      const existing = (await tx.rows(
         `SELECT c.id, c.room_id, c.participant_sid FROM connections c
            JOIN unnest($1::uuid[], $2::text[]) AS j(room_id, sid) ON c.room_id = j.room_id AND c.participant_sid = j.sid`,
         [rejoined.map((r) => r.room.id), rejoined.map((r) => r.participant.sid)],
@@ -169,7 +169,7 @@ export class LiveKitEventProcessor {
    * Joined rooms are active and start at their earliest join; the usage rollup follows the starts, or
    * counts the participants the joins added. One statement for all the rooms that change.
    */
-  private async activateAll(tx: EntityManager, activations: Activation[]): Promise<void> {
+  private async activateAll(tx: Sql, activations: Activation[]): Promise<void> {
     const changes = activations.flatMap(({ room, earliestJoin, newParticipants }) => {
       const starts = room.status === 'created';
       const previousStart = room.started_at;
@@ -179,7 +179,7 @@ export class LiveKitEventProcessor {
         : [];
     });
     if (changes.length > 0) {
-      await tx.query(
+      await tx.rows(
         `UPDATE rooms r SET status = CASE WHEN c.starts THEN 'active' ELSE r.status END, started_at = c.started_at
            FROM unnest($1::uuid[], $2::boolean[], $3::timestamptz[]) AS c(id, starts, started_at) WHERE r.id = c.id`,
         [changes.map((c) => c.room.id), changes.map((c) => c.starts), changes.map((c) => c.startedAt)],
@@ -208,9 +208,9 @@ export class LiveKitEventProcessor {
   }
 
   /** Closes each connection at its leave's time (the first leave wins); a leave that arrives before its join opens it first. */
-  private async leaveAll(tx: EntityManager, leaves: Leave[]): Promise<void> {
+  private async leaveAll(tx: Sql, leaves: Leave[]): Promise<void> {
     if (leaves.length === 0) return;
-    const known = (await tx.query(
+    const known = (await tx.rows(
       `SELECT c.id, c.organization_id, c.room_id, c.joined_at, c.cents_per_minute, c.left_at, c.participant_sid FROM connections c
          JOIN unnest($1::uuid[], $2::text[]) AS l(room_id, sid) ON c.room_id = l.room_id AND c.participant_sid = l.sid`,
       [leaves.map((l) => l.room.id), leaves.map((l) => l.participant.sid)],

@@ -1,0 +1,90 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Actor } from '../../common/auth/actor';
+import { OrganizationVersions } from '../../common/caching/organization-versions';
+import { VersionedCache } from '../../common/caching/versioned-cache';
+import { toPage, type Page } from '../../common/pagination/page';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import { Database } from '../../database/database';
+import type { Sql } from '../../database/sql';
+import type { ParticipantUsageView } from '../rooms/room.dto';
+import type { HistoryLineView, HistoryQueryDto, RoomUsageView } from './billing.dto';
+import { BillingHistoryRepository, type HistoryLineRow } from './billing-history.repository';
+
+/** Stands in for a room's breakdown until the page is serialized; no field of a history line can contain `@@`. */
+const BREAKDOWN_MARKER = /"@@breakdown:([0-9a-f-]{36})@@"/g;
+const breakdownMarker = (roomId: string) => `@@breakdown:${roomId}@@` as unknown as ParticipantUsageView[];
+
+/** `GET /v1/billing/history`: purchases and calls in one list, newest first, cached per history version. */
+@Injectable()
+export class BillingHistoryService {
+  /** Dashboards read the first pages again and again; history changes far less often. */
+  private readonly cache = new VersionedCache(32 * 1024 * 1024);
+  private readonly versions: OrganizationVersions;
+
+  constructor(
+    private readonly database: Database,
+    private readonly history: BillingHistoryRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.versions = new OrganizationVersions(database, 'history_versions');
+  }
+
+  /**
+   * One history page as JSON text, served from the cache while the organization's history version
+   * (kept by triggers on every row a page shows, migration HistoryVersions) holds.
+   */
+  async page(actor: Actor, query: HistoryQueryDto): Promise<string> {
+    // Read before the page, to serve a hit. A miss is computed in its own snapshot and cached under
+    // the version read again first in that snapshot: never newer, nor older, than the data it shows.
+    const version = await this.versions.read(actor.organizationId);
+    const key = [actor.organizationId, query.expand, query.limit, query.offset].map(String).join('\n');
+    const cached = this.cache.get(key, version);
+    if (cached !== null) return cached;
+    // One REPEATABLE READ snapshot: a room's total always equals its breakdown and a call's line its
+    // room, whatever commits meanwhile.
+    const page = await this.database.transaction((tx) => this.read(tx, actor.organizationId, query), {
+      isolation: 'repeatable read',
+      readOnly: true,
+    });
+    this.cache.set(key, page.version, page.body);
+    return page.body;
+  }
+
+  /**
+   * One line per call, never split across pages. Participant breakdowns are spliced in as Postgres
+   * wrote them, never parsed and re-serialized (a page can carry thousands of connections).
+   */
+  private async read(tx: Sql, organizationId: string, query: HistoryQueryDto): Promise<{ version: string; body: string }> {
+    const version = await this.history.version(organizationId, tx);
+    const rows = await this.history.lines(
+      organizationId,
+      { limit: query.limit + 1, offset: query.offset, currency: this.config.credit.currency },
+      tx,
+    );
+    const page = toPage(rows, query);
+    const roomIds = page.items.flatMap((line) => (line.room_id ? [line.room_id] : []));
+    const expand = query.expand !== 'none' && roomIds.length > 0;
+    const withParticipants = query.expand === 'participants';
+    const rooms = new Map<string, RoomUsageView>(
+      expand
+        ? (await this.history.rooms(organizationId, roomIds, tx)).map((room) => [
+            room.id,
+            withParticipants ? { ...room, participants: breakdownMarker(room.id) } : room,
+          ])
+        : [],
+    );
+    const breakdowns = expand && withParticipants ? await this.history.breakdowns(organizationId, roomIds, tx) : new Map<string, string>();
+    const json = JSON.stringify({
+      ...page,
+      items: page.items.map((row) => line(row, rooms, query.expand !== 'none')),
+    } satisfies Page<HistoryLineView>);
+    return { version, body: json.replace(BREAKDOWN_MARKER, (_marker, roomId: string) => breakdowns.get(roomId) ?? '[]') };
+  }
+}
+
+function line(row: HistoryLineRow, rooms: Map<string, RoomUsageView>, expand: boolean): HistoryLineView {
+  const base = { kind: row.kind, occurred_at: row.occurred_at, delta_cents: row.delta_cents, currency: row.currency };
+  if (row.room_id === null) return { ...base, provider_reference: row.provider_reference };
+  return expand ? { ...base, room: rooms.get(row.room_id) ?? null } : base;
+}

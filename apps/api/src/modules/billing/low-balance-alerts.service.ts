@@ -1,0 +1,29 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Actor } from '../../common/auth/actor';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import type { AlertsDto, AlertsView } from './billing.dto';
+import { CreditAccountsRepository } from './credit-accounts.repository';
+
+/**
+ * `GET`/`PUT /v1/billing/alerts`: the organization's low-balance threshold. The alerts themselves are
+ * decided where the balance moves (Ledger), when it crosses the threshold.
+ */
+@Injectable()
+export class LowBalanceAlertsService {
+  constructor(
+    private readonly accounts: CreditAccountsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async read(actor: Actor): Promise<AlertsView> {
+    const { lowBalanceCents } = await this.accounts.readAccount(actor.organizationId);
+    return { low_balance_cents: lowBalanceCents };
+  }
+
+  /** Setting the threshold sends nothing: an alert is sent when the balance crosses it. */
+  async set(actor: Actor, dto: AlertsDto): Promise<AlertsView> {
+    await this.accounts.setLowBalanceThreshold(actor.organizationId, this.config.credit.currency, dto.low_balance_cents);
+    return { low_balance_cents: dto.low_balance_cents };
+  }
+}
