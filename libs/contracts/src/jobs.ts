@@ -32,7 +32,30 @@ export interface TranslatorDismissJob {
 
 export const TRANSLATOR_AGENT_NAME = 'translator';
 
+/**
+ * One final recognized utterance of one speaker, reported once the translator knows its translation
+ * (or that there is none). Interim results are never reported. `segmentId` is the caption's segment
+ * id: stable, so a re-sent report is stored once. Times are ISO 8601 wall-clock instants (UTC).
+ */
+export interface TranscriptSegmentReport {
+  type: 'segment';
+  roomId: string;
+  livekitRoom: string;
+  /** When the report was sent. */
+  at: string;
+  segmentId: string;
+  participantIdentity: string;
+  /** The language it was spoken in (detected in a mono room). */
+  language: string;
+  text: string;
+  /** What the room's other language heard; null when that direction could not be served. */
+  translation: { language: string; text: string } | null;
+  startedAt: string;
+  endedAt: string;
+}
+
 export type TranslatorEventJob =
+  | TranscriptSegmentReport
   | { type: 'joined'; roomId: string; livekitRoom: string; at: string }
   | { type: 'left'; roomId: string; livekitRoom: string; at: string }
   | {
