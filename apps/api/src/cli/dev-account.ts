@@ -5,6 +5,7 @@ import path from 'node:path';
 import { hashApiKeySecret } from '../common/auth/api-key-secret';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { ApiKeysRepository } from '../modules/api-keys/api-keys.repository';
 import { Ledger } from '../modules/billing/ledger';
 import { CreditAccountsRepository } from '../modules/billing/credit-accounts.repository';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
@@ -30,13 +31,8 @@ function readStored(file: string): StoredAccount | null {
   }
 }
 
-async function keyStillWorks(database: Database, config: AppConfig, account: StoredAccount): Promise<boolean> {
-  const rows: unknown[] = await database.rows(
-    `SELECT 1 FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
-      WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.organization_id = $2`,
-    [hashApiKeySecret(account.api_key, config.apiKeyPepper), account.organization_id],
-  );
-  return rows.length > 0;
+async function keyStillWorks(keys: ApiKeysRepository, config: AppConfig, account: StoredAccount): Promise<boolean> {
+  return keys.worksFor(account.organization_id, hashApiKeySecret(account.api_key, config.apiKeyPepper));
 }
 
 /** Where `npm run dev` keeps the development organization of a database: one file per database name. */
@@ -58,7 +54,7 @@ export async function devAccount(
   file ??= devAccountFile(config.databaseUrl);
   const database = app.get(Database);
   const stored = readStored(file);
-  if (stored && (await keyStillWorks(database, config, stored))) {
+  if (stored && (await keyStillWorks(app.get(ApiKeysRepository), config, stored))) {
     return { ...stored, created: false, credit_cents: await app.get(CreditAccountsRepository).readBalance(stored.organization_id), file };
   }
   const account = await app.get(OrganizationsService).create({ name: 'Development', email: 'dev@localhost.test', firstName: 'Dev' });
