@@ -1,3 +1,4 @@
+import type { Granularity } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
@@ -12,7 +13,7 @@ export interface UsageSample {
 }
 
 /** How slots are summed: per UTC hour, or per local bucket of `granularity` in `timezone`. */
-export type SlotGrouping = { per: 'utc hour' } | { per: 'local bucket'; granularity: string; timezone: string };
+export type SlotGrouping = { per: 'utc hour' } | { per: 'local bucket'; granularity: Granularity; timezone: string };
 
 /** A half-open span [from, to). */
 export interface Span {
