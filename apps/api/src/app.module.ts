@@ -9,6 +9,7 @@ import { HealthModule } from './modules/health/health.module';
 import { LanguagesModule } from './modules/languages/languages.module';
 import { UsersModule } from './modules/users/users.module';
 import { BillingModule } from './modules/billing/billing.module';
+import { StripeEventsModule } from './modules/billing/stripe-events.module';
 import { InvitesModule } from './modules/invites/invites.module';
 import { UsageModule } from './modules/usage/usage.module';
 import { LiveKitModule } from './modules/livekit/livekit.module';
@@ -45,6 +46,7 @@ export class AppModule {
         InvitesModule,
         WebhooksModule,
         BillingModule,
+        StripeEventsModule,
         UsageModule,
         TranslationStatsModule,
         CustomerWebhooksModule,

@@ -58,16 +58,9 @@ export async function devAccount(
     return { ...stored, created: false, credit_cents: await app.get(CreditAccountsRepository).readBalance(stored.organization_id), file };
   }
   const account = await app.get(OrganizationsService).create({ name: 'Development', email: 'dev@localhost.test', firstName: 'Dev' });
-  const ledger = app.get(Ledger);
-  await database.transaction((tx) =>
-    ledger.credit(tx, {
-      organizationId: account.organization_id,
-      kind: 'grant',
-      cents: DEV_CREDIT_CENTS,
-      occurredAt: new Date(),
-      note: 'development credit (npm run dev)',
-    }),
-  );
+  await app
+    .get(Ledger)
+    .grant({ organizationId: account.organization_id, cents: DEV_CREDIT_CENTS, note: 'development credit (npm run dev)' });
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(account, null, 2)}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

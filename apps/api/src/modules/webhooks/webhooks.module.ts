@@ -6,13 +6,12 @@ import { InboundEvents } from './inbound-events';
 import { LiveKitEventProcessor } from './livekit-event-processor';
 import { LiveKitEventsWorker } from './livekit-events.worker';
 import { LiveKitWebhookController } from './livekit-webhook.controller';
-import { StripeEventsWorker } from './stripe-events.worker';
 import { StripeWebhookController } from './stripe-webhook.controller';
 
 @Module({
   imports: [RoomsModule, MeteringModule, BillingModule],
   controllers: [LiveKitWebhookController, StripeWebhookController],
-  providers: [InboundEvents, LiveKitEventProcessor, LiveKitEventsWorker, StripeEventsWorker],
+  providers: [InboundEvents, LiveKitEventProcessor, LiveKitEventsWorker],
   exports: [InboundEvents],
 })
 export class WebhooksModule {}
