@@ -14,6 +14,7 @@ import { UsageModule } from './modules/usage/usage.module';
 import { LiveKitModule } from './modules/livekit/livekit.module';
 import { RoomsModule } from './modules/rooms/rooms.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
+import { LiveKitEventsModule } from './modules/metering/livekit-events.module';
 import { TranslationStatsModule } from './modules/translation-stats/translation-stats.module';
 import { DatabaseModule } from './database/database.module';
 import { QueueModule } from './queue/queue.module';
@@ -44,6 +45,7 @@ export class AppModule {
         RoomsModule,
         InvitesModule,
         WebhooksModule,
+        LiveKitEventsModule,
         BillingModule,
         UsageModule,
         TranslationStatsModule,
