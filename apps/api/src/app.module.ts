@@ -15,6 +15,7 @@ import { UsageModule } from './modules/usage/usage.module';
 import { LiveKitModule } from './modules/livekit/livekit.module';
 import { RoomsModule } from './modules/rooms/rooms.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
+import { LiveKitEventsModule } from './modules/metering/livekit-events.module';
 import { TranslationStatsModule } from './modules/translation-stats/translation-stats.module';
 import { DatabaseModule } from './database/database.module';
 import { QueueModule } from './queue/queue.module';
@@ -45,6 +46,7 @@ export class AppModule {
         RoomsModule,
         InvitesModule,
         WebhooksModule,
+        LiveKitEventsModule,
         BillingModule,
         StripeEventsModule,
         UsageModule,
