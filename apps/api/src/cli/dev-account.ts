@@ -1,4 +1,3 @@
-import { Database } from '../database/database';
 import type { INestApplicationContext } from '@nestjs/common';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -52,7 +51,6 @@ export async function devAccount(
   const config = app.get<AppConfig>(APP_CONFIG);
   if (config.env === 'production') throw new UsageError('dev:account is for development only; it never runs with NODE_ENV=production.');
   file ??= devAccountFile(config.databaseUrl);
-  const database = app.get(Database);
   const stored = readStored(file);
   if (stored && (await keyStillWorks(app.get(ApiKeysRepository), config, stored))) {
     return { ...stored, created: false, credit_cents: await app.get(CreditAccountsRepository).readBalance(stored.organization_id), file };
