@@ -3,6 +3,7 @@ export * from './languages';
 export * from './room-status';
 export * from './streaming-mode';
 export * from './room-languages';
+export * from './token-admission';
 export * from './invite-rules';
 export * from './billing';
 export * from './time-zone';

@@ -28,6 +28,12 @@ describe('admitLanguages', () => {
       ['de', 'en'],
       ['de', 'en'],
     ],
+    // more than two held (a lapsed reservation connected after all): a token of held languages changes nothing
+    [
+      ['de', 'en', 'fr'],
+      ['fr', 'en'],
+      ['de', 'en', 'fr'],
+    ],
   ])('held %j + %j → %j', (held, requested, union) => {
     expect(admitLanguages(held, requested)).toEqual(union);
   });
@@ -36,6 +42,7 @@ describe('admitLanguages', () => {
     [['de', 'en'], ['fr'], 'This room already holds English and German; a participant may only join with those languages.'],
     [['de', 'en'], ['en', 'fr'], 'This room already holds English and German; a participant may only join with those languages.'],
     [['en'], ['de', 'fr'], 'This room already holds English; a participant may only join with that language and at most one other.'],
+    [['de', 'en', 'fr'], ['es'], 'This room already holds English, French and German; a participant may only join with those languages.'],
   ])('held %j refuses %j', (held, requested, message) => {
     const act = () => admitLanguages(held, requested);
     expect(act).toThrow(LanguageNotHeld);

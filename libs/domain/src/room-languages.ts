@@ -40,12 +40,15 @@ export function heldLanguages(participantLanguages: Iterable<readonly string[] |
 
 /**
  * The two-language rule: accepts when the held and requested languages together are at most two,
- * and returns that union (sorted by code); otherwise throws LanguageNotHeld (409).
+ * or when the request brings no language the room does not hold, and returns that union (sorted by
+ * code); otherwise throws LanguageNotHeld (409). A room can hold more than two: a token whose
+ * reservation lapsed still connects, after another token took the free place. Its held languages
+ * are then what its invites offer (inviteOffer), and a token of those changes nothing.
  */
 export function admitLanguages(held: Iterable<string>, requested: readonly string[]): string[] {
   const heldCodes = [...new Set(held)].sort();
   const union = [...new Set([...heldCodes, ...requested])].sort();
-  if (union.length > MAX_ROOM_LANGUAGES) throw new LanguageNotHeld(heldCodes, requested);
+  if (union.length > MAX_ROOM_LANGUAGES && union.length > heldCodes.length) throw new LanguageNotHeld(heldCodes, requested);
   return union;
 }
 

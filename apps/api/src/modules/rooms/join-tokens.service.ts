@@ -1,4 +1,4 @@
-import { admitLanguages, decideModeForToken, type ParticipantKind, type StreamingMode } from '@app/domain';
+import { admitToken, type ParticipantKind, type StreamingMode } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../common/auth/actor';
@@ -8,7 +8,8 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { LiveKitGateway } from '../livekit/livekit.gateway';
 import type { JoinTokenView } from './join-token.dto';
-import { heldLanguagesSql, ROOM_ROW_COLUMNS, type RoomRow } from './room-queries';
+import type { RoomRow } from './room-queries';
+import { RoomsRepository, type SharedAdmissionRequest, type SharedAdmissionRow } from './rooms.repository';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
 
@@ -30,23 +31,9 @@ function generatedIdentity(kind: JoinRequest['kind']): string {
   return `${kind}-${randomUUID().slice(-12)}`;
 }
 
-interface SharedAdmissionRow {
-  ord: number;
-  room_id: string;
-  room_name: string;
-  livekit_name: string;
-  streaming_mode: StreamingMode;
-  admitted: boolean;
-}
-
-interface SharedAdmissionRequest {
-  organization_id: string;
-  room_name: string;
-  identity: string;
-  kind: JoinRequest['kind'];
-  display_name: string | null;
-  languages: string[];
-  /** Set by the batch: the answer, or null when the room is not live. */
+/** One shared admission waiting in a batch; the batch sets `answer` (null: the room is not live). */
+interface PendingSharedAdmission {
+  request: SharedAdmissionRequest;
   answer?: SharedAdmissionRow | null;
 }
 
@@ -60,16 +47,19 @@ export class JoinTokensService {
    * Shared admissions of tokens requested at the same time go to Postgres together: one statement
    * (admit_tokens_shared) and one commit for the batch, instead of a round trip each.
    */
-  private readonly sharedAdmissions = new Coalescer<SharedAdmissionRequest>((requests) => this.admitSharedBatch(requests), {
-    maxBatch: 100,
-    parallel: 1,
-  });
+  private readonly sharedAdmissions: Coalescer<PendingSharedAdmission>;
 
   constructor(
     private readonly database: Database,
+    private readonly rooms: RoomsRepository,
     private readonly livekit: LiveKitGateway,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.sharedAdmissions = new Coalescer<PendingSharedAdmission>((pending) => this.admitSharedBatch(pending), {
+      maxBatch: 100,
+      parallel: 1,
+    });
+  }
 
   async issueForMember(actor: Actor, roomName: string, request: Omit<JoinRequest, 'kind'>): Promise<JoinTokenView> {
     const member: JoinRequest = { ...request, identity: request.identity ?? generatedIdentity('member'), kind: 'member' };
@@ -79,79 +69,72 @@ export class JoinTokensService {
     return this.sign(admitted, member);
   }
 
+  /** The SQL function admits exactly the tokens the rule (libs/domain admitToken) admits as changing nothing. */
   private async admitShared(actor: Actor, roomName: string, request: JoinRequest): Promise<Admission | null> {
-    const shared: SharedAdmissionRequest = {
-      organization_id: actor.organizationId,
-      room_name: roomName,
-      identity: request.identity as string,
-      kind: request.kind,
-      display_name: request.name ?? null,
-      languages: request.languages,
+    const pending: PendingSharedAdmission = {
+      request: {
+        organizationId: actor.organizationId,
+        roomName,
+        identity: request.identity as string,
+        kind: request.kind,
+        displayName: request.name ?? null,
+        languages: request.languages,
+      },
     };
-    await this.sharedAdmissions.submit(shared);
-    const row = shared.answer;
+    await this.sharedAdmissions.submit(pending);
+    const row = pending.answer;
     if (!row) throw ApiError.notFound(`No live room named "${roomName}".`);
-    if (!row.admitted) return null;
+    if (!row.admitted || row.streaming_mode === null) return null;
     return {
       room: { id: row.room_id, name: row.room_name, livekit_name: row.livekit_name },
-      identity: shared.identity,
+      identity: pending.request.identity,
       mode: row.streaming_mode,
     };
   }
 
-  private async admitSharedBatch(requests: SharedAdmissionRequest[]): Promise<void> {
-    const rows = await this.database.rows<SharedAdmissionRow>(
-      { name: 'admit_tokens_shared', text: `SELECT * FROM admit_tokens_shared($1, $2)` },
-      [JSON.stringify(requests.map(({ answer: _answer, ...request }, ord) => ({ ...request, ord }))), LANGUAGE_RESERVATION_SECONDS],
+  private async admitSharedBatch(pending: PendingSharedAdmission[]): Promise<void> {
+    const answers = await this.rooms.admitShared(
+      pending.map((p) => p.request),
+      LANGUAGE_RESERVATION_SECONDS,
     );
-    const byOrd = new Map(rows.map((row) => [row.ord, row]));
-    requests.forEach((request, ord) => (request.answer = byOrd.get(ord) ?? null));
+    pending.forEach((p, ord) => (p.answer = answers.get(ord) ?? null));
   }
 
   private admitExclusive(actor: Actor, roomName: string, request: JoinRequest): Promise<Admission> {
     return this.database.transaction(async (tx) => {
-      const [found] = (await tx.rows(`SELECT id FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended'`, [
-        actor.organizationId,
-        roomName,
-      ])) as { id: string }[];
-      const room = found ? await this.lockAdmissions(tx, found.id) : null;
+      const roomId = await this.rooms.liveRoomId(actor.organizationId, roomName, tx);
+      const room = roomId ? await this.rooms.lockAdmissions(actor.organizationId, roomId, tx) : null;
       if (!room) throw ApiError.notFound(`No live room named "${roomName}".`);
       return this.admit(tx, room, request);
     });
   }
 
   /**
-   * Admissions to a room (tokens, invite joins) that may set the mode or add a language take this
-   * transaction-scoped advisory lock exclusively; admit_token_shared (a SQL function) takes it shared
-   * for those that change nothing. The room is read after the lock is held, so the decision sees
-   * every earlier admission.
-   */
-  async lockAdmissions(tx: Sql, roomId: string): Promise<RoomRow | null> {
-    await tx.rows(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [roomId]);
-    const [room] = (await tx.rows(`SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE id = $1 AND status <> 'ended'`, [roomId])) as RoomRow[];
-    return room ?? null;
-  }
-
-  /**
-   * The mode and two-language rules (libs/domain), decided under the room's exclusive admission
-   * lock so concurrent tokens can never disagree on the mode or bring a third language.
+   * The admission rule (libs/domain admitToken: the mode, then the two languages), decided under the
+   * room's exclusive admission lock (RoomsRepository.lockAdmissions, taken by the caller's
+   * transaction) so concurrent tokens can never disagree on the mode or bring a third language.
    */
   async admit(tx: Sql, room: RoomRow, request: JoinRequest): Promise<Admission> {
-    const decision = decideModeForToken(room.streaming_mode, request.languages.length);
     const identity = request.identity ?? generatedIdentity(request.kind);
-    admitLanguages(await this.heldLanguages(tx, room.id, identity), request.languages);
-    if (decision.changed) {
-      await tx.rows(`UPDATE rooms SET streaming_mode = $2 WHERE id = $1`, [room.id, decision.mode]);
-      room.streaming_mode = decision.mode;
+    const held = await this.rooms.heldLanguages(room.organization_id, room.id, identity, tx);
+    const admission = admitToken({ mode: room.streaming_mode, held }, request.languages);
+    if (admission.setsMode) {
+      await this.rooms.setMode(room.organization_id, room.id, admission.mode, tx);
+      room.streaming_mode = admission.mode;
     }
-    await tx.rows(
-      `INSERT INTO room_tokens (room_id, identity, kind, display_name, languages, reserved_until)
-       VALUES ($1, $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6))
-       ON CONFLICT (room_id, identity) DO UPDATE SET kind = EXCLUDED.kind, display_name = EXCLUDED.display_name,
-         languages = EXCLUDED.languages, issued_at = clock_timestamp(), reserved_until = EXCLUDED.reserved_until`,
-      [room.id, identity, request.kind, request.name ?? null, request.languages, LANGUAGE_RESERVATION_SECONDS],
+    await this.rooms.reserveToken(
+      room.organization_id,
+      room.id,
+      {
+        identity,
+        kind: request.kind,
+        displayName: request.name ?? null,
+        languages: request.languages,
+        reserveSeconds: LANGUAGE_RESERVATION_SECONDS,
+      },
+      tx,
     );
-    return { room, identity, mode: decision.mode };
+    return { room, identity, mode: admission.mode };
   }
 
   /** Signs the LiveKit token once the admission is committed, outside any lock. */
@@ -172,13 +155,5 @@ export class JoinTokensService {
       streaming_mode: mode,
       expires_at: expiresAt,
     };
-  }
-
-  /** Languages held now: connected people's, plus fresh reservations of tokens not yet connected (other identities). */
-  async heldLanguages(tx: Sql, roomId: string, exceptIdentity: string | null = null): Promise<string[]> {
-    const [{ languages }] = (await tx.rows(`SELECT ${heldLanguagesSql('$1', '$2::text')} AS languages`, [roomId, exceptIdentity])) as {
-      languages: string[];
-    }[];
-    return languages;
   }
 }

@@ -1,8 +1,94 @@
+import type { ParticipantKind, StreamingMode } from '@app/domain';
 import { Injectable } from '@nestjs/common';
-import type { ParticipantKind } from '@app/domain';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
-import { ROOM_ROW_COLUMNS, type RoomRow } from './room-queries';
+import {
+  PARTICIPANT_COLUMNS,
+  ROOM_COLUMNS,
+  ROOM_FROM,
+  ROOM_ROW_COLUMNS,
+  type ParticipantUsageRow,
+  type RoomRow,
+  type RoomViewRow,
+} from './room-queries';
+
+const UNIQUE_VIOLATION = '23505';
+
+/** A room to insert; its LiveKit room exists already under `livekitName`. */
+export interface NewRoom {
+  id: string;
+  organizationId: string;
+  name: string;
+  livekitName: string;
+  sid: string | null;
+  streamingMode: StreamingMode | null;
+  createdByUserId: string;
+}
+
+/** A join token's reservation of its languages (kind `member` or `guest`). */
+export interface TokenReservation {
+  identity: string;
+  kind: Exclude<ParticipantKind, 'translator'>;
+  displayName: string | null;
+  languages: readonly string[];
+  reserveSeconds: number;
+}
+
+/** One token of a batch for admit_tokens_shared; `ord` ties the answer to it. */
+export interface SharedAdmissionRequest extends Omit<TokenReservation, 'reserveSeconds'> {
+  organizationId: string;
+  roomName: string;
+}
+
+/** The answer of admit_tokens_shared for one request whose room is live. */
+export interface SharedAdmissionRow {
+  ord: number;
+  room_id: string;
+  room_name: string;
+  livekit_name: string;
+  streaming_mode: StreamingMode | null;
+  /** False: the token would set the mode or add a language (or does not fit): decide it exclusively. */
+  admitted: boolean;
+}
+
+export interface RoomEndState {
+  livekit_name: string;
+  status: RoomRow['status'];
+}
+
+const LIVE_NAME_TAKEN = `SELECT EXISTS (SELECT 1 FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended') AS taken`;
+
+const INSERT_ROOM = `INSERT INTO rooms (id, organization_id, name, livekit_name, sid, streaming_mode, created_by_user_id)
+  VALUES ($1, $2, $3, $4, $5, $6, $7)`;
+
+// Ordered at the precision shown (milliseconds), ties by id; index rooms_organization_newest_ms.
+const ROOM_PAGE = `SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM} WHERE r.organization_id = $1
+  ORDER BY date_trunc('milliseconds', r.created_at AT TIME ZONE 'UTC') DESC, r.id DESC LIMIT $2 OFFSET $3`;
+
+const ROOM_VIEW = `SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM} WHERE r.id = $1 AND r.organization_id = $2`;
+
+const PARTICIPANTS = `SELECT ${PARTICIPANT_COLUMNS} FROM connections c WHERE c.room_id = $1 AND c.organization_id = $2
+  ORDER BY date_trunc('milliseconds', c.joined_at), c.id`;
+
+const END_STATE = `SELECT livekit_name, status FROM rooms WHERE id = $1 AND organization_id = $2`;
+
+const LIVE_ROOM_ID = `SELECT id FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended'`;
+
+const ADMISSION_LOCK = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`;
+
+const LIVE_ROOM = `SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE id = $1 AND organization_id = $2 AND status <> 'ended'`;
+
+const SET_MODE = `UPDATE rooms SET streaming_mode = $3 WHERE id = $1 AND organization_id = $2`;
+
+const HELD_LANGUAGES = `SELECT held_languages(r.id, $3::text) AS languages FROM rooms r WHERE r.id = $1 AND r.organization_id = $2`;
+
+const RESERVE_TOKEN = `INSERT INTO room_tokens (room_id, identity, kind, display_name, languages, reserved_until)
+  SELECT r.id, $3, $4, $5, $6, clock_timestamp() + make_interval(secs => $7) FROM rooms r WHERE r.id = $1 AND r.organization_id = $2
+  ON CONFLICT (room_id, identity) DO UPDATE SET kind = EXCLUDED.kind, display_name = EXCLUDED.display_name,
+    languages = EXCLUDED.languages, issued_at = clock_timestamp(), reserved_until = EXCLUDED.reserved_until`;
+
+// The function (database/functions/admit_tokens_shared.sql) takes each request's organization.
+const ADMIT_SHARED = { name: 'admit_tokens_shared', text: `SELECT * FROM admit_tokens_shared($1, $2)` };
 
 /**
  * Rooms with their join tokens and held languages: every statement on `rooms`, `room_tokens` and the
@@ -13,6 +99,118 @@ export class RoomsRepository {
   constructor(private readonly database: Database) {}
 
   // Requests: creating, reading, listing, ending rooms; admitting join tokens.
+
+  /** Whether a live room (not ended) of the organization has this name. */
+  async liveNameTaken(organizationId: string, name: string, sql: Sql = this.database): Promise<boolean> {
+    const [row] = await sql.rows<{ taken: boolean }>(LIVE_NAME_TAKEN, [organizationId, name]);
+    return row.taken;
+  }
+
+  /** Inserts the room; false (nothing inserted) when a live room of the organization has its name. */
+  async insert(room: NewRoom, sql: Sql = this.database): Promise<boolean> {
+    try {
+      await sql.rows(INSERT_ROOM, [
+        room.id,
+        room.organizationId,
+        room.name,
+        room.livekitName,
+        room.sid,
+        room.streamingMode,
+        room.createdByUserId,
+      ]);
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) return false;
+      throw error;
+    }
+  }
+
+  /** One page of the organization's rooms, newest first; `limit + 1` rows tell whether more exist. */
+  async page(organizationId: string, limit: number, offset: number, sql: Sql = this.database): Promise<RoomViewRow[]> {
+    return sql.rows<RoomViewRow>(ROOM_PAGE, [organizationId, limit, offset]);
+  }
+
+  async view(organizationId: string, roomId: string, sql: Sql = this.database): Promise<RoomViewRow | null> {
+    const [room] = await sql.rows<RoomViewRow>(ROOM_VIEW, [roomId, organizationId]);
+    return room ?? null;
+  }
+
+  /** The room's connections, in the order they joined. */
+  async participants(organizationId: string, roomId: string, sql: Sql = this.database): Promise<ParticipantUsageRow[]> {
+    return sql.rows<ParticipantUsageRow>(PARTICIPANTS, [roomId, organizationId]);
+  }
+
+  /** What ending the room needs to know: its LiveKit room and whether it has ended already. */
+  async endState(organizationId: string, roomId: string, sql: Sql = this.database): Promise<RoomEndState | null> {
+    const [room] = await sql.rows<RoomEndState>(END_STATE, [roomId, organizationId]);
+    return room ?? null;
+  }
+
+  /** The id of the organization's live room of this name. */
+  async liveRoomId(organizationId: string, name: string, sql: Sql = this.database): Promise<string | null> {
+    const [room] = await sql.rows<{ id: string }>(LIVE_ROOM_ID, [organizationId, name]);
+    return room?.id ?? null;
+  }
+
+  /**
+   * Takes the room's admission lock exclusively (a transaction-scoped advisory lock; the shared
+   * admissions take it shared) and reads the room after it is held, so the decision sees every
+   * earlier admission. Null when the room is not live (or not the organization's). Run it in a transaction.
+   */
+  async lockAdmissions(organizationId: string, roomId: string, tx: Sql): Promise<RoomRow | null> {
+    await tx.rows(ADMISSION_LOCK, [roomId]);
+    const [room] = await tx.rows<RoomRow>(LIVE_ROOM, [roomId, organizationId]);
+    return room ?? null;
+  }
+
+  async setMode(organizationId: string, roomId: string, mode: StreamingMode, sql: Sql = this.database): Promise<void> {
+    await sql.rows(SET_MODE, [roomId, organizationId, mode]);
+  }
+
+  /**
+   * Languages the room holds now, sorted: connected people's, plus fresh reservations of tokens not
+   * yet connected other than `exceptIdentity`'s (database/functions/held_languages.sql).
+   */
+  async heldLanguages(organizationId: string, roomId: string, exceptIdentity: string | null, sql: Sql = this.database): Promise<string[]> {
+    const [row] = await sql.rows<{ languages: string[] }>(HELD_LANGUAGES, [roomId, organizationId, exceptIdentity]);
+    return row?.languages ?? [];
+  }
+
+  /** Issues (or re-issues, for the same identity) a token of the room, reserving its languages for a while. */
+  async reserveToken(organizationId: string, roomId: string, token: TokenReservation, sql: Sql = this.database): Promise<void> {
+    await sql.rows(RESERVE_TOKEN, [
+      roomId,
+      organizationId,
+      token.identity,
+      token.kind,
+      token.displayName,
+      token.languages,
+      token.reserveSeconds,
+    ]);
+  }
+
+  /**
+   * Admits in one statement and one transaction each token that changes nothing (admit_tokens_shared:
+   * under its room's shared admission lock). One answer per request whose room is live, by index in
+   * `requests`; a request without an answer has no live room of that name.
+   */
+  async admitShared(
+    requests: readonly SharedAdmissionRequest[],
+    reserveSeconds: number,
+    sql: Sql = this.database,
+  ): Promise<Map<number, SharedAdmissionRow>> {
+    const payload = requests.map((request, ord) => ({
+      ord,
+      organization_id: request.organizationId,
+      room_name: request.roomName,
+      identity: request.identity,
+      kind: request.kind,
+      display_name: request.displayName,
+      languages: request.languages,
+    }));
+    const rows = await sql.rows<SharedAdmissionRow>(ADMIT_SHARED, [JSON.stringify(payload), reserveSeconds]);
+    return new Map(rows.map((row) => [row.ord, row]));
+  }
 
   // Lifecycle: ending a room, translator presence (driven by LiveKit events).
 

@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { createDataSource } from '../../src/database/data-source';
+import { Database } from '../../src/database/database';
+import { RoomsRepository, type NewRoom } from '../../src/modules/rooms/rooms.repository';
+import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+
+/** Rooms, their join tokens and held languages on the real database, each read scoped to its organization. */
+describe('RoomsRepository', () => {
+  let databaseUrl: string;
+  let dataSource: DataSource;
+  let database: Database;
+  let rooms: RoomsRepository;
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase();
+    dataSource = createDataSource(databaseUrl);
+    await dataSource.initialize();
+    database = new Database(dataSource);
+    rooms = new RoomsRepository(database);
+  });
+  afterAll(async () => {
+    await dataSource.destroy();
+    await dropTestDatabase(databaseUrl);
+  });
+
+  interface Org {
+    id: string;
+    userId: string;
+    email: string;
+  }
+
+  async function organization(): Promise<Org> {
+    const [{ id }] = await database.rows<{ id: string }>(`INSERT INTO organizations (name) VALUES ('rooms') RETURNING id`);
+    const email = `owner-${id.slice(0, 8)}@example.com`;
+    const [{ id: userId }] = await database.rows<{ id: string }>(
+      `INSERT INTO users (organization_id, email) VALUES ($1, $2) RETURNING id`,
+      [id, email],
+    );
+    return { id, userId, email };
+  }
+
+  function newRoom(org: Org, name: string, extra: Partial<NewRoom> = {}): NewRoom {
+    const id = randomUUID();
+    return {
+      id,
+      organizationId: org.id,
+      name,
+      livekitName: `${org.id}.${id}`,
+      sid: `RM_${id.slice(0, 8)}`,
+      streamingMode: null,
+      createdByUserId: org.userId,
+      ...extra,
+    };
+  }
+
+  async function created(org: Org, name: string, extra: Partial<NewRoom> = {}): Promise<NewRoom> {
+    const room = newRoom(org, name, extra);
+    expect(await rooms.insert(room)).toBe(true);
+    return room;
+  }
+
+  const end = (roomId: string) => database.rows(`UPDATE rooms SET status = 'ended', ended_at = clock_timestamp() WHERE id = $1`, [roomId]);
+
+  it('a name is taken among the live rooms of its organization only; ending the room frees it', async () => {
+    const [a, b] = [await organization(), await organization()];
+    const first = await created(a, 'daily');
+    expect(await rooms.liveNameTaken(a.id, 'daily')).toBe(true);
+    expect(await rooms.liveNameTaken(b.id, 'daily')).toBe(false);
+    expect(await rooms.insert(newRoom(a, 'daily'))).toBe(false);
+    await created(b, 'daily');
+
+    await end(first.id);
+    expect(await rooms.liveNameTaken(a.id, 'daily')).toBe(false);
+    await created(a, 'daily');
+    expect(await rooms.insert(newRoom(a, 'daily'))).toBe(false);
+    const [{ count }] = await database.rows<{ count: number }>(`SELECT count(*)::int AS count FROM rooms WHERE organization_id = $1`, [
+      a.id,
+    ]);
+    expect(count).toBe(2);
+  });
+
+  it('reads a room and its participants only for its own organization, with typed values', async () => {
+    const [a, b] = [await organization(), await organization()];
+    const room = await created(a, 'standup', { streamingMode: 'dual' });
+    await database.rows(
+      `INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, left_at, cents_per_minute, connection_minutes, charged_cents)
+       VALUES ($1, $2, 'PA_2', 'bob', 'guest', '{de}', '2026-03-02T09:00:05.123Z', NULL, 3, NULL, NULL),
+              ($1, $2, 'PA_1', 'ann', 'member', '{en}', '2026-03-02T09:00:01.000Z', '2026-03-02T09:03:00.000Z', 3, 3, 9)`,
+      [room.id, a.id],
+    );
+
+    expect(await rooms.view(b.id, room.id)).toBeNull();
+    expect(await rooms.participants(b.id, room.id)).toEqual([]);
+    expect(await rooms.endState(b.id, room.id)).toBeNull();
+
+    expect(await rooms.view(a.id, room.id)).toEqual({
+      id: room.id,
+      name: 'standup',
+      sid: room.sid,
+      status: 'created',
+      streaming_mode: 'dual',
+      started_at: null,
+      ended_at: null,
+      total_connection_minutes: 0,
+      total_charged_cents: 0,
+      created_at: expect.any(Date),
+      created_by: a.email,
+    });
+    expect(await rooms.participants(a.id, room.id)).toEqual([
+      {
+        id: expect.any(Number),
+        participant_identity: 'ann',
+        participant_kind: 'member',
+        languages: ['en'],
+        joined_at: new Date('2026-03-02T09:00:01.000Z'),
+        left_at: new Date('2026-03-02T09:03:00.000Z'),
+        connection_minutes: 3,
+        charged_cents: 9,
+      },
+      {
+        id: expect.any(Number),
+        participant_identity: 'bob',
+        participant_kind: 'guest',
+        languages: ['de'],
+        joined_at: new Date('2026-03-02T09:00:05.123Z'),
+        left_at: null,
+        connection_minutes: null,
+        charged_cents: null,
+      },
+    ]);
+    expect(await rooms.endState(a.id, room.id)).toEqual({ livekit_name: room.livekitName, status: 'created' });
+  });
+
+  it("lists the organization's rooms newest first at the millisecond shown, ties by id, limit and offset", async () => {
+    const [a, b] = [await organization(), await organization()];
+    const made = [];
+    for (const name of ['r1', 'r2', 'r3', 'r4']) made.push(await created(a, name));
+    await created(b, 'elsewhere');
+    // r1 newest; the other three within one millisecond (shown alike), the microseconds ordered
+    // against their ids: the smallest id is the latest by microseconds.
+    const sameMillisecond = made
+      .slice(1)
+      .map((room) => room.id)
+      .sort();
+    await database.rows(
+      `UPDATE rooms SET created_at = v.at FROM (VALUES ($1::uuid, '2026-03-02T10:00:00.000001Z'::timestamptz),
+         ($2::uuid, '2026-03-02T09:00:00.123900Z'), ($3::uuid, '2026-03-02T09:00:00.123500Z'), ($4::uuid, '2026-03-02T09:00:00.123100Z')) AS v(id, at)
+        WHERE rooms.id = v.id`,
+      [made[0].id, ...sameMillisecond],
+    );
+    sameMillisecond.reverse(); // shown alike, so ordered by id, newest first
+
+    const page = await rooms.page(a.id, 10, 0);
+    expect(page.map((room) => room.id)).toEqual([made[0].id, ...sameMillisecond]);
+    expect(page.map((room) => room.created_at.toISOString())).toEqual([
+      '2026-03-02T10:00:00.000Z',
+      '2026-03-02T09:00:00.123Z',
+      '2026-03-02T09:00:00.123Z',
+      '2026-03-02T09:00:00.123Z',
+    ]);
+    expect((await rooms.page(a.id, 2, 1)).map((room) => room.id)).toEqual(sameMillisecond.slice(0, 2));
+    expect(await rooms.page(a.id, 2, 9_007_199_254_740_991)).toEqual([]);
+    expect((await rooms.page(b.id, 10, 0)).map((room) => room.name)).toEqual(['elsewhere']);
+  });
+
+  it('tokens: a reservation holds its languages for others until it lapses, a re-issue replaces it, all within the organization', async () => {
+    const [a, b] = [await organization(), await organization()];
+    const room = await created(a, 'tokens');
+    const token = { kind: 'member' as const, displayName: null, reserveSeconds: 120 };
+    await rooms.reserveToken(a.id, room.id, { ...token, identity: 'ann', languages: ['en'] });
+    await rooms.reserveToken(a.id, room.id, { ...token, identity: 'bob', languages: ['de', 'en'] });
+    expect(await rooms.heldLanguages(a.id, room.id, null)).toEqual(['de', 'en']);
+    expect(await rooms.heldLanguages(a.id, room.id, 'bob')).toEqual(['en']);
+    expect(await rooms.heldLanguages(b.id, room.id, null)).toEqual([]);
+
+    // re-issued to bob with French; ann's reservation lapses
+    await rooms.reserveToken(a.id, room.id, { ...token, identity: 'bob', kind: 'guest', displayName: 'Bob', languages: ['fr'] });
+    await database.rows(`UPDATE room_tokens SET reserved_until = clock_timestamp() - interval '1 second' WHERE identity = 'ann'`);
+    expect(await rooms.heldLanguages(a.id, room.id, null)).toEqual(['fr']);
+    const rows = await database.rows<{ identity: string; kind: string; display_name: string | null; languages: string[] }>(
+      `SELECT identity, kind, display_name, languages FROM room_tokens WHERE room_id = $1 ORDER BY identity`,
+      [room.id],
+    );
+    expect(rows).toEqual([
+      { identity: 'ann', kind: 'member', display_name: null, languages: ['en'] },
+      { identity: 'bob', kind: 'guest', display_name: 'Bob', languages: ['fr'] },
+    ]);
+
+    // another organization cannot issue a token of this room
+    await rooms.reserveToken(b.id, room.id, { ...token, identity: 'mallory', languages: ['es'] });
+    expect(await rooms.heldLanguages(a.id, room.id, null)).toEqual(['fr']);
+  });
+
+  it('the admission lock reads the live room of the organization; the mode is set there only', async () => {
+    const [a, b] = [await organization(), await organization()];
+    const room = await created(a, 'locked');
+    const ended = await created(a, 'over');
+    await end(ended.id);
+    const locked = await database.transaction(async (tx) => ({
+      own: await rooms.lockAdmissions(a.id, room.id, tx),
+      foreign: await rooms.lockAdmissions(b.id, room.id, tx),
+      ended: await rooms.lockAdmissions(a.id, ended.id, tx),
+    }));
+    expect(locked).toEqual({
+      own: {
+        id: room.id,
+        organization_id: a.id,
+        name: 'locked',
+        livekit_name: room.livekitName,
+        status: 'created',
+        started_at: null,
+        ended_at: null,
+        streaming_mode: null,
+        translator_present: false,
+        translator_generation: 0,
+      },
+      foreign: null,
+      ended: null,
+    });
+    expect(await rooms.liveRoomId(a.id, 'locked')).toBe(room.id);
+    expect(await rooms.liveRoomId(b.id, 'locked')).toBeNull();
+    expect(await rooms.liveRoomId(a.id, 'over')).toBeNull();
+
+    await rooms.setMode(b.id, room.id, 'mono');
+    expect((await rooms.view(a.id, room.id))?.streaming_mode).toBeNull();
+    await rooms.setMode(a.id, room.id, 'dual');
+    expect((await rooms.view(a.id, room.id))?.streaming_mode).toBe('dual');
+  });
+
+  it('shared admissions: one answer per request whose room is live and its own organization’s, by index', async () => {
+    const [a, b] = [await organization(), await organization()];
+    const room = await created(a, 'shared', { streamingMode: 'dual' });
+    await created(a, 'unset');
+    await end((await created(a, 'gone', { streamingMode: 'dual' })).id);
+    await rooms.reserveToken(a.id, room.id, {
+      identity: 'host',
+      kind: 'member',
+      displayName: null,
+      languages: ['en'],
+      reserveSeconds: 120,
+    });
+    const ask = (organizationId: string, roomName: string, identity: string, languages: string[]) => ({
+      organizationId,
+      roomName,
+      identity,
+      kind: 'guest' as const,
+      displayName: null,
+      languages,
+    });
+    const answers = await rooms.admitShared(
+      [
+        ask(a.id, 'shared', 'listener', ['en']),
+        ask(b.id, 'shared', 'stranger', ['en']),
+        ask(a.id, 'gone', 'late', ['en']),
+        ask(a.id, 'shared', 'newcomer', ['de']),
+        ask(a.id, 'unset', 'first', ['en']),
+      ],
+      120,
+    );
+    expect([...answers.keys()].sort()).toEqual([0, 3, 4]);
+    expect(answers.get(0)).toEqual({
+      ord: 0,
+      room_id: room.id,
+      room_name: 'shared',
+      livekit_name: room.livekitName,
+      streaming_mode: 'dual',
+      admitted: true,
+    });
+    expect(answers.get(3)).toMatchObject({ room_id: room.id, admitted: false });
+    expect(answers.get(4)).toMatchObject({ room_name: 'unset', streaming_mode: null, admitted: false });
+    expect(await rooms.heldLanguages(a.id, room.id, 'host')).toEqual(['en']); // the listener's reservation
+  });
+});
