@@ -1,42 +1,40 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { QueueName } from '@app/contracts';
-import { QueueRegistry } from './queue-registry';
-import { Database } from '../database/database';
+import { Injectable, Logger } from '@nestjs/common';
 import type { Sql } from '../database/sql';
+import { DurableQueue, type DurableSource } from './durable-queue';
+import { OutboxRepository, type OutboxJob } from './outbox.repository';
 
-export interface OutboxJob {
-  queue: QueueName;
-  name: string;
-  /** Deterministic: the same decision always has the same id, so enqueuing twice is a no-op. */
-  jobId: string;
-  payload: object;
-}
+export type { OutboxJob } from './outbox.repository';
 
-const SWEEP_INTERVAL_MS = 5_000;
+/** Jobs the sweeper enqueues at most per sweep. */
+const SWEEP_BATCH = 500;
 
 /**
  * Transactional outbox: a job decided inside a transaction is written with it, and enqueued only
- * after commit. A sweeper enqueues whatever a crash left behind; BullMQ's jobId makes repeats no-ops.
+ * after commit. It is a source of the durable queue, whose sweeper enqueues (every 5 s) whatever a
+ * crash left behind; BullMQ's jobId makes repeats no-ops.
  */
 @Injectable()
-export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
+export class Outbox {
   private readonly logger = new Logger(Outbox.name);
-  private timer: NodeJS.Timeout | null = null;
+  private readonly source: DurableSource;
 
   constructor(
-    private readonly database: Database,
-    private readonly queues: QueueRegistry,
-  ) {}
+    private readonly jobs: OutboxRepository,
+    private readonly durable: DurableQueue,
+  ) {
+    this.source = {
+      name: 'outbox',
+      sweepEveryMs: 5_000,
+      due: () => this.jobs.pending(SWEEP_BATCH),
+      enqueued: async (enqueued) => {
+        await this.jobs.markEnqueued(enqueued.map((job) => job.jobId));
+      },
+    };
+    durable.register(this.source);
+  }
 
   async write(tx: Sql, jobs: OutboxJob[]): Promise<void> {
-    for (const job of jobs) {
-      await tx.rows(`INSERT INTO outbox_jobs (queue, job_name, job_id, payload) VALUES ($1, $2, $3, $4) ON CONFLICT (job_id) DO NOTHING`, [
-        job.queue,
-        job.name,
-        job.jobId,
-        JSON.stringify(job.payload),
-      ]);
-    }
+    await this.jobs.insert(jobs, tx);
   }
 
   /**
@@ -45,35 +43,14 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
    */
   async flush(jobs: OutboxJob[]): Promise<void> {
     try {
-      await this.enqueue(jobs);
+      await this.durable.enqueue(jobs, this.source);
     } catch (error) {
       this.logger.warn(`Outbox jobs left for the sweeper: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
+  /** Enqueues jobs written but never enqueued (what the sweeper does); how many. */
   async sweep(): Promise<number> {
-    const rows: { queue: QueueName; job_name: string; job_id: string; payload: object }[] = await this.database.rows(
-      `SELECT queue, job_name, job_id, payload FROM outbox_jobs WHERE enqueued_at IS NULL ORDER BY id LIMIT 500`,
-    );
-    await this.enqueue(rows.map((r) => ({ queue: r.queue, name: r.job_name, jobId: r.job_id, payload: r.payload })));
-    return rows.length;
-  }
-
-  private async enqueue(jobs: OutboxJob[]): Promise<void> {
-    for (const job of jobs) {
-      await this.queues.add(job.queue, job.name, job.payload, { jobId: job.jobId });
-      await this.database.rows(`UPDATE outbox_jobs SET enqueued_at = now() WHERE job_id = $1`, [job.jobId]);
-    }
-  }
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.sweep().catch((error: Error) => this.logger.warn(`Outbox sweep failed: ${error.message}`));
-    }, SWEEP_INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    if (this.timer) clearInterval(this.timer);
+    return this.durable.sweep(this.source);
   }
 }

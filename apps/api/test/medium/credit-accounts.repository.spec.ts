@@ -7,6 +7,8 @@ import { HotRowWrites } from '../../src/database/hot-row-writes';
 import { CreditAccountsRepository } from '../../src/modules/billing/credit-accounts.repository';
 import { Ledger } from '../../src/modules/billing/ledger';
 import { CustomerEvents } from '../../src/modules/customer-webhooks/customer-events';
+import { WebhookDeliveriesRepository } from '../../src/modules/customer-webhooks/webhook-deliveries.repository';
+import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
 import { MediumRows } from '../support/medium-rows';
 import { createTestDatabase, dropTestDatabase } from '../support/test-database';
 
@@ -204,7 +206,16 @@ describe('CreditAccountsRepository', () => {
     const config = { credit: { currency: 'usd' } } as AppConfig;
     const ledger = () => {
       const hot = new HotRowWrites();
-      return { hot, ledger: new Ledger(config, database, hot, new CustomerEvents(hot, config), accounts) };
+      return {
+        hot,
+        ledger: new Ledger(
+          config,
+          database,
+          hot,
+          new CustomerEvents(hot, config, new WebhookEndpointsRepository(database), new WebhookDeliveriesRepository(database)),
+          accounts,
+        ),
+      };
     };
 
     it('a duplicate purchase returns null and leaves the balance where the first one put it', async () => {

@@ -4,9 +4,10 @@ import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { CUSTOMER_EVENTS_KEY } from '../../database/hot-row-keys';
 import { HotRowWrites } from '../../database/hot-row-writes';
-import { PARTICIPANT_COLUMNS, ROOM_COLUMNS, ROOM_FROM } from '../rooms/room-queries';
 import type { CustomerEventType } from './event-types';
 import type { Sql } from '../../database/sql';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 
 /** A change customers hear about; room events carry the room as GET /v1/rooms/{id} shows it when the transaction ends. */
 export type CustomerEvent =
@@ -28,6 +29,8 @@ export class CustomerEvents {
   constructor(
     private readonly hot: HotRowWrites,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly endpoints: WebhookEndpointsRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
   ) {}
 
   async emit(tx: Sql, event: CustomerEvent): Promise<void> {
@@ -35,22 +38,19 @@ export class CustomerEvents {
   }
 
   private async write(tx: Sql, events: CustomerEvent[]): Promise<void> {
-    const endpoints = (await tx.rows(
-      `SELECT id, organization_id, events FROM webhook_endpoints WHERE organization_id = ANY($1) AND deleted_at IS NULL ORDER BY created_at, id`,
-      [[...new Set(events.map((e) => e.organizationId))]],
-    )) as { id: string; organization_id: string; events: string[] | null }[];
+    const endpoints = await this.endpoints.subscribed([...new Set(events.map((e) => e.organizationId))], tx);
     const targets = events
       .map((event) => ({
         event,
         endpoints: endpoints.filter(
-          (e) => e.organization_id === event.organizationId && (e.events === null || e.events.includes(event.type)),
+          (e) => e.organizationId === event.organizationId && (e.events === null || e.events.includes(event.type)),
         ),
       }))
       .filter((t) => t.endpoints.length > 0);
     if (targets.length === 0) return;
-    const rooms = await this.roomViews(
+    const rooms = await this.deliveries.roomBodies(
+      targets.flatMap(({ event }) => ('data' in event ? [] : [{ roomId: event.roomId, organizationId: event.organizationId }])),
       tx,
-      targets.flatMap((t) => ('data' in t.event ? [] : [t.event.roomId])),
     );
     const createdAt = new Date().toJSON();
     const rows = targets.map(({ event }) => {
@@ -63,13 +63,7 @@ export class CustomerEvents {
         body: JSON.stringify({ id, type: event.type, created_at: createdAt, data }),
       };
     });
-    const inserted = (await tx.rows(
-      `INSERT INTO webhook_events (id, organization_id, type, body)
-       SELECT id, organization_id, type, body FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) WITH ORDINALITY AS e(id, organization_id, type, body, n)
-        ORDER BY n RETURNING seq, id`,
-      [rows.map((r) => r.id), rows.map((r) => r.organizationId), rows.map((r) => r.type), rows.map((r) => r.body)],
-    )) as { seq: number; id: string }[];
-    const seqOf = new Map(inserted.map((row) => [row.id, row.seq]));
+    const seqOf = await this.deliveries.insertEvents(rows, tx);
     const deliveries = targets.flatMap(({ event, endpoints: subscribed }, i) =>
       subscribed.map((endpoint) => ({
         endpointId: endpoint.id,
@@ -78,34 +72,6 @@ export class CustomerEvents {
         lane: event.roomId ?? null,
       })),
     );
-    await tx.rows(
-      `INSERT INTO webhook_deliveries (endpoint_id, organization_id, event_seq, lane, max_attempts, next_attempt_at)
-       SELECT endpoint_id, organization_id, event_seq, lane, $5, now()
-         FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[]) WITH ORDINALITY AS d(endpoint_id, organization_id, event_seq, lane, n)
-        ORDER BY n`,
-      [
-        deliveries.map((d) => d.endpointId),
-        deliveries.map((d) => d.organizationId),
-        deliveries.map((d) => d.eventSeq),
-        deliveries.map((d) => d.lane),
-        maxAttempts(this.config.webhooks.retryScheduleMs),
-      ],
-    );
-  }
-
-  /** The rooms as GET /v1/rooms/{id} shows them, serialized the same way. */
-  private async roomViews(tx: Sql, roomIds: string[]): Promise<Map<string, object>> {
-    if (roomIds.length === 0) return new Map();
-    const rooms = (await tx.rows(`SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM} WHERE r.id = ANY($1)`, [roomIds])) as { id: string }[];
-    const participants = (await tx.rows(
-      `SELECT c.room_id, ${PARTICIPANT_COLUMNS} FROM connections c WHERE c.room_id = ANY($1) ORDER BY c.joined_at, c.id`,
-      [roomIds],
-    )) as { room_id: string }[];
-    return new Map(
-      rooms.map((room) => [
-        room.id,
-        { ...room, participants: participants.filter((p) => p.room_id === room.id).map(({ room_id: _roomId, ...rest }) => rest) },
-      ]),
-    );
+    await this.deliveries.insertDeliveries(deliveries, maxAttempts(this.config.webhooks.retryScheduleMs), tx);
   }
 }

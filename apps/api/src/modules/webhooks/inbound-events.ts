@@ -1,42 +1,48 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { QueueName, StoredEventRef, StoredEventsJob } from '@app/contracts';
+import { createHash } from 'node:crypto';
 import { Coalescer } from '../../common/batching/coalescer';
-import { QueueRegistry } from '../../queue/queue-registry';
+import { DurableQueue, type DurableJob, type DurableSource } from '../../queue/durable-queue';
 import { Metrics } from '../metrics/metrics';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
+import { InboundEventsRepository, type Provider, type ReceivedEvent, type UnprocessedEvent } from './inbound-events.repository';
 
-export type Provider = 'livekit' | 'stripe';
+export type { Provider, ReceivedEvent } from './inbound-events.repository';
 
 const QUEUE_OF: Record<Provider, QueueName> = { livekit: 'livekit-events', stripe: 'stripe-events' };
 
-export interface ReceivedEvent {
-  provider: Provider;
-  eventId: string;
-  eventType: string;
-  subject: string | null;
-  payload: unknown;
-}
+/** An event stored this long ago and still not applied is enqueued again (the sweep runs as often). */
+const REQUEUE_AFTER_MS = 15_000;
+/** Events the sweep enqueues at most at once. */
+const REQUEUE_BATCH = 1000;
+const JOB_OPTIONS = { attempts: 10, backoff: { type: 'exponential', delay: 500 } } as const;
 
 /**
  * Inbound webhook events: stored by their id before we answer 2xx, then applied from a queue.
  * Applying marks the event processed in the same transaction, so it takes effect exactly once.
- * Deliveries that arrive together are stored with one insert and enqueued as one job.
+ * Deliveries that arrive together are stored with one insert and enqueued as one job. Stored events
+ * are a source of the durable queue: its sweeper enqueues those still not applied 15 s later.
  */
-const REQUEUE_AFTER_MS = 15_000;
-const JOB_OPTIONS = { attempts: 10, backoff: { type: 'exponential', delay: 500 } } as const;
-
 @Injectable()
-export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutdown {
+export class InboundEvents {
   private readonly logger = new Logger(InboundEvents.name);
-  private timer: NodeJS.Timeout | null = null;
   private readonly storing = new Coalescer<ReceivedEvent>((events) => this.storeAll(events), { maxBatch: 200, parallel: 2 });
+  private readonly source: DurableSource;
 
   constructor(
     private readonly database: Database,
-    private readonly queues: QueueRegistry,
+    private readonly events: InboundEventsRepository,
+    private readonly durable: DurableQueue,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    this.source = {
+      name: 'inbound-events',
+      sweepEveryMs: REQUEUE_AFTER_MS,
+      due: (now) => this.staleJobs(REQUEUE_AFTER_MS, now),
+    };
+    durable.register(this.source);
+  }
 
   /** Resolves once the event is durably stored (and queued, unless Redis is unavailable). */
   store(event: ReceivedEvent): Promise<void> {
@@ -44,29 +50,18 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async storeAll(events: ReceivedEvent[]): Promise<void> {
-    const stored = (await this.database.rows(
-      `INSERT INTO inbound_events (provider, event_id, event_type, payload)
-       SELECT provider, event_id, event_type, payload
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[]) WITH ORDINALITY AS e(provider, event_id, event_type, payload, n)
-        ORDER BY n
-       ON CONFLICT DO NOTHING RETURNING provider`,
-      [
-        events.map((e) => e.provider),
-        events.map((e) => e.eventId),
-        events.map((e) => e.eventType),
-        events.map((e) => JSON.stringify(e.payload)),
-      ],
-    )) as { provider: Provider }[];
-    for (const row of stored) this.metrics.inboundEvents.inc({ provider: row.provider, outcome: 'stored' });
-    // Stored is accepted: if Redis cannot take the job now, the requeue sweep enqueues the events
-    // once it is back, so the sender gets its 2xx and does not send them again.
+    for (const provider of await this.events.insert(events)) this.metrics.inboundEvents.inc({ provider, outcome: 'stored' });
+    // Stored is accepted: if Redis cannot take the job now, the sweep enqueues the events once it is
+    // back, so the sender gets its 2xx and does not send them again.
     try {
-      for (const provider of new Set(events.map((e) => e.provider))) {
-        await this.enqueue(
-          provider,
-          events.filter((e) => e.provider === provider).map((e) => ({ id: e.eventId, subject: e.subject })),
-        );
-      }
+      await this.durable.enqueue(
+        [...new Set(events.map((e) => e.provider))].map((provider) =>
+          this.job(
+            provider,
+            events.filter((e) => e.provider === provider).map((e) => ({ id: e.eventId, subject: e.subject })),
+          ),
+        ),
+      );
     } catch (error) {
       this.logger.warn(`Stored events left for the requeue sweep: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -74,8 +69,7 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
 
   /** One job for these events; applying is idempotent, so a job enqueued twice changes nothing. */
   async enqueue(provider: Provider, events: StoredEventRef[]): Promise<void> {
-    const job: StoredEventsJob = { events };
-    await this.queues.add(QUEUE_OF[provider], provider, job, JOB_OPTIONS);
+    await this.durable.enqueue([this.job(provider, events)]);
   }
 
   /** Runs `apply` in a transaction holding the event's row; a processed event is skipped. */
@@ -92,18 +86,10 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
     const done = this.database.transaction(async (tx) => {
       // Marking first takes the rows' locks: a concurrent duplicate waits, then finds them processed.
       // If applying fails, the transaction rolls back and the events are unmarked again.
-      const rows = (await tx.rows(
-        `UPDATE inbound_events SET processed_at = now() WHERE provider = $1 AND event_id = ANY($2) AND processed_at IS NULL
-         RETURNING payload, seq`,
-        [provider, eventIds],
-      )) as { payload: unknown; seq: number | string }[];
-      if (rows.length === 0) return false;
-      rows.sort((a, b) => Number(a.seq) - Number(b.seq));
-      await apply(
-        tx,
-        rows.map((row) => row.payload),
-      );
-      applied = rows.length;
+      const payloads = await this.events.markProcessed(provider, eventIds, tx);
+      if (payloads.length === 0) return false;
+      await apply(tx, payloads);
+      applied = payloads.length;
       return true;
     });
     try {
@@ -116,30 +102,38 @@ export class InboundEvents implements OnApplicationBootstrap, OnApplicationShutd
     }
   }
 
-  /** Events stored but never applied (a crash between storing and enqueuing): enqueue them again. */
+  /** Events stored but never applied (a crash between storing and enqueuing): enqueue them again; how many. */
   async requeueStale(olderThanMs: number): Promise<number> {
-    const rows = (await this.database.rows(
-      `SELECT provider, event_id, CASE WHEN provider = 'livekit' THEN payload->'room'->>'name' END AS subject
-         FROM inbound_events WHERE processed_at IS NULL AND received_at < now() - make_interval(secs => $1) ORDER BY seq LIMIT 1000`,
-      [olderThanMs / 1000],
-    )) as { provider: Provider; event_id: string; subject: string | null }[];
-    for (const provider of new Set(rows.map((row) => row.provider))) {
-      await this.enqueue(
+    const jobs = await this.staleJobs(olderThanMs, Date.now());
+    await this.durable.enqueue(jobs);
+    return jobs.reduce((n, job) => n + (job.payload as StoredEventsJob).events.length, 0);
+  }
+
+  /**
+   * One job per provider for its stale events. The id names the events and the sweep's round, so
+   * processes sweeping in the same round enqueue it once, and a later round enqueues it again
+   * (its job may have failed for good while the database was away).
+   */
+  private async staleJobs(olderThanMs: number, now: number): Promise<DurableJob[]> {
+    const stale = await this.events.unprocessed(olderThanMs, REQUEUE_BATCH);
+    const round = Math.floor(now / REQUEUE_AFTER_MS);
+    return [...new Set(stale.map((event) => event.provider))].map((provider) => {
+      const events: UnprocessedEvent[] = stale.filter((event) => event.provider === provider);
+      const span = `${events[0].seq}-${events[events.length - 1].seq}`;
+      return this.job(
         provider,
-        rows.filter((row) => row.provider === provider).map((row) => ({ id: row.event_id, subject: row.subject })),
+        events.map((event) => ({ id: event.eventId, subject: event.subject })),
+        `${provider}.stale.${round}.${span}`,
       );
-    }
-    return rows.length;
+    });
   }
 
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.requeueStale(REQUEUE_AFTER_MS).catch((error: Error) => this.logger.warn(`Requeue of stored events failed: ${error.message}`));
-    }, REQUEUE_AFTER_MS);
-    this.timer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    if (this.timer) clearInterval(this.timer);
+  /** The job applying `events`; its id (unless given) is derived from theirs. */
+  private job(provider: Provider, events: StoredEventRef[], jobId?: string): DurableJob {
+    const payload: StoredEventsJob = { events };
+    const digest = createHash('sha1')
+      .update(events.map((event) => event.id).join('\n'))
+      .digest('hex');
+    return { queue: QUEUE_OF[provider], name: provider, jobId: jobId ?? `${provider}.${digest}`, payload, options: JOB_OPTIONS };
   }
 }

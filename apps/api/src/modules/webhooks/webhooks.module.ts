@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module';
 import { InboundEvents } from './inbound-events';
+import { InboundEventsRepository } from './inbound-events.repository';
 import { LiveKitWebhookController } from './livekit-webhook.controller';
 import { StripeWebhookController } from './stripe-webhook.controller';
 
@@ -11,7 +12,7 @@ import { StripeWebhookController } from './stripe-webhook.controller';
 @Module({
   imports: [BillingModule],
   controllers: [LiveKitWebhookController, StripeWebhookController],
-  providers: [InboundEvents],
+  providers: [InboundEvents, InboundEventsRepository],
   exports: [InboundEvents],
 })
 export class WebhooksModule {}
