@@ -14,7 +14,7 @@ import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Coalescer } from '../../common/batching/coalescer';
 import { QueueRegistry } from '../../queue/queue-registry';
-import { Metrics } from '../metrics/metrics';
+import { Metrics } from '../../common/metrics/metrics';
 import { postWebhook, type AttemptResult } from './webhook-sender';
 import { Database } from '../../database/database';
 

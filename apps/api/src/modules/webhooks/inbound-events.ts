@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import type { QueueName, StoredEventRef, StoredEventsJob } from '@app/contracts';
 import { Coalescer } from '../../common/batching/coalescer';
 import { QueueRegistry } from '../../queue/queue-registry';
-import { Metrics } from '../metrics/metrics';
+import { Metrics } from '../../common/metrics/metrics';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
 
