@@ -15,6 +15,7 @@ import { LiveKitModule } from './modules/livekit/livekit.module';
 import { RoomsModule } from './modules/rooms/rooms.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { TranslationStatsModule } from './modules/translation-stats/translation-stats.module';
+import { TranscriptsModule } from './modules/transcripts/transcripts.module';
 import { DatabaseModule } from './database/database.module';
 import { QueueModule } from './queue/queue.module';
 import { IdempotencyModule } from './modules/idempotency/idempotency.module';
@@ -47,6 +48,7 @@ export class AppModule {
         BillingModule,
         UsageModule,
         TranslationStatsModule,
+        TranscriptsModule,
         CustomerWebhooksModule,
       ],
     };

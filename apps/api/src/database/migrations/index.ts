@@ -10,6 +10,7 @@ import { HistoryVersions1763870000000 } from './1763870000000-HistoryVersions';
 import { HeldLanguagesByIndex1763880000000 } from './1763880000000-HeldLanguagesByIndex';
 import { BatchedTokenAdmission1763890000000 } from './1763890000000-BatchedTokenAdmission';
 import { Integrations1763930000000 } from './1763930000000-Integrations';
+import { Transcripts1764100000000 } from './1764100000000-Transcripts';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   HeldLanguagesByIndex1763880000000,
   BatchedTokenAdmission1763890000000,
   Integrations1763930000000,
+  Transcripts1764100000000,
 ];
