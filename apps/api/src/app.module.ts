@@ -9,11 +9,13 @@ import { HealthModule } from './modules/health/health.module';
 import { LanguagesModule } from './modules/languages/languages.module';
 import { UsersModule } from './modules/users/users.module';
 import { BillingModule } from './modules/billing/billing.module';
+import { StripeEventsModule } from './modules/billing/stripe-events.module';
 import { InvitesModule } from './modules/invites/invites.module';
 import { UsageModule } from './modules/usage/usage.module';
 import { LiveKitModule } from './modules/livekit/livekit.module';
 import { RoomsModule } from './modules/rooms/rooms.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
+import { LiveKitEventsModule } from './modules/metering/livekit-events.module';
 import { TranslationStatsModule } from './modules/translation-stats/translation-stats.module';
 import { TranscriptsModule } from './modules/transcripts/transcripts.module';
 import { DatabaseModule } from './database/database.module';
@@ -45,7 +47,9 @@ export class AppModule {
         RoomsModule,
         InvitesModule,
         WebhooksModule,
+        LiveKitEventsModule,
         BillingModule,
+        StripeEventsModule,
         UsageModule,
         TranslationStatsModule,
         TranscriptsModule,

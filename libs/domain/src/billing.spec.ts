@@ -1,4 +1,5 @@
 import {
+  balanceCrossings,
   billedMinutes,
   chargeCents,
   connectionCharge,
@@ -99,5 +100,25 @@ describe('participantClassOf / rateFor', () => {
 describe('connectionCharge', () => {
   it('bills every started minute at the rate', () => {
     expect(connectionCharge(t0, t0 + 61_000, 6)).toEqual({ minutes: 2, cents: 12 });
+  });
+});
+
+describe('balanceCrossings', () => {
+  it.each<[string, number, number, number | null, string[]]>([
+    ['falls below the threshold', 1500, 900, 1000, ['credit.low']],
+    ['falls from exactly the threshold to below it', 1000, 999, 1000, ['credit.low']],
+    ['falls to exactly the threshold (not below)', 1500, 1000, 1000, []],
+    ['already below the threshold, falls further', 900, 800, 1000, []],
+    ['no threshold set', 1500, 900, null, []],
+    ['falls to exactly zero', 100, 0, null, ['credit.exhausted']],
+    ['falls below zero', 100, -20, null, ['credit.exhausted']],
+    ['already at zero, falls further', 0, -20, null, []],
+    ['already below zero, rises but stays below', -50, -10, 1000, []],
+    ['crosses both lines in one move', 1500, -5, 1000, ['credit.low', 'credit.exhausted']],
+    ['rises across both lines', -5, 1500, 1000, []],
+    ['a threshold of zero: falling to zero is not below it', 10, 0, 0, ['credit.exhausted']],
+    ['a threshold of zero: falling below it', 10, -1, 0, ['credit.low', 'credit.exhausted']],
+  ])('%s', (_, before, after, threshold, expected) => {
+    expect(balanceCrossings(before, after, threshold)).toEqual(expected);
   });
 });

@@ -77,3 +77,18 @@ function requireNonNegativeInteger(name: string, value: number): void {
     throw new RangeError(`${name} must be a non-negative integer, got ${value}.`);
   }
 }
+
+/** A customer event sent when a balance moves across a line. */
+export type BalanceCrossing = 'credit.low' | 'credit.exhausted';
+
+/**
+ * The lines a balance move from `before` to `after` crosses: `credit.low` when it falls from at or
+ * above the low-balance threshold (null: none set) to below it, `credit.exhausted` when it falls
+ * from above zero to zero or less. Moving back up crosses nothing, and re-arms both.
+ */
+export function balanceCrossings(before: number, after: number, threshold: number | null): BalanceCrossing[] {
+  const crossings: BalanceCrossing[] = [];
+  if (threshold !== null && before >= threshold && after < threshold) crossings.push('credit.low');
+  if (before > 0 && after <= 0) crossings.push('credit.exhausted');
+  return crossings;
+}

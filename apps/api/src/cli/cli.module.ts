@@ -9,7 +9,7 @@ import { CreditAccountsRepository } from '../modules/billing/credit-accounts.rep
 import { Ledger } from '../modules/billing/ledger';
 import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
 import { CustomerEventsModule } from '../modules/customer-webhooks/customer-events.module';
-import { OrganizationsService } from '../modules/organizations/organizations.service';
+import { OrganizationsModule } from '../modules/organizations/organizations.module';
 
 @Module({})
 export class CliModule {
@@ -23,8 +23,9 @@ export class CliModule {
         IdempotencyModule,
         CustomerEventsModule,
         ApiKeysModule,
+        OrganizationsModule,
       ],
-      providers: [OrganizationsService, Ledger, CreditAccountsRepository],
+      providers: [Ledger, CreditAccountsRepository],
     };
   }
 }

@@ -1,4 +1,3 @@
-import { Database } from '../database/database';
 import type { INestApplicationContext } from '@nestjs/common';
 import { parseArgs } from 'node:util';
 import { Ledger } from '../modules/billing/ledger';
@@ -42,13 +41,7 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
       if (!/^[0-9a-f-]{36}$/i.test(organizationId))
         throw new UsageError(`--org must be an organization id (uuid), got "${organizationId}"`);
       await app.get(OrganizationsService).assertExists(organizationId);
-      const ledger = app.get(Ledger);
-      const line = await app
-        .get(Database)
-        .transaction((tx) =>
-          ledger.credit(tx, { organizationId, kind: 'grant', cents: Number(centsText), occurredAt: new Date(), note: values.note ?? null }),
-        );
-      if (!line) throw new Error('The grant was not recorded.');
+      const line = await app.get(Ledger).grant({ organizationId, cents: Number(centsText), note: values.note ?? null });
       return {
         kind: line.kind,
         occurred_at: line.occurred_at,

@@ -1,10 +1,10 @@
-import { Database } from '../database/database';
 import type { INestApplicationContext } from '@nestjs/common';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { hashApiKeySecret } from '../common/auth/api-key-secret';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { ApiKeysRepository } from '../modules/api-keys/api-keys.repository';
 import { Ledger } from '../modules/billing/ledger';
 import { CreditAccountsRepository } from '../modules/billing/credit-accounts.repository';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
@@ -30,13 +30,8 @@ function readStored(file: string): StoredAccount | null {
   }
 }
 
-async function keyStillWorks(database: Database, config: AppConfig, account: StoredAccount): Promise<boolean> {
-  const rows: unknown[] = await database.rows(
-    `SELECT 1 FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
-      WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.organization_id = $2`,
-    [hashApiKeySecret(account.api_key, config.apiKeyPepper), account.organization_id],
-  );
-  return rows.length > 0;
+async function keyStillWorks(keys: ApiKeysRepository, config: AppConfig, account: StoredAccount): Promise<boolean> {
+  return keys.worksFor(account.organization_id, hashApiKeySecret(account.api_key, config.apiKeyPepper));
 }
 
 /** Where `npm run dev` keeps the development organization of a database: one file per database name. */
@@ -56,22 +51,14 @@ export async function devAccount(
   const config = app.get<AppConfig>(APP_CONFIG);
   if (config.env === 'production') throw new UsageError('dev:account is for development only; it never runs with NODE_ENV=production.');
   file ??= devAccountFile(config.databaseUrl);
-  const database = app.get(Database);
   const stored = readStored(file);
-  if (stored && (await keyStillWorks(database, config, stored))) {
+  if (stored && (await keyStillWorks(app.get(ApiKeysRepository), config, stored))) {
     return { ...stored, created: false, credit_cents: await app.get(CreditAccountsRepository).readBalance(stored.organization_id), file };
   }
   const account = await app.get(OrganizationsService).create({ name: 'Development', email: 'dev@localhost.test', firstName: 'Dev' });
-  const ledger = app.get(Ledger);
-  await database.transaction((tx) =>
-    ledger.credit(tx, {
-      organizationId: account.organization_id,
-      kind: 'grant',
-      cents: DEV_CREDIT_CENTS,
-      occurredAt: new Date(),
-      note: 'development credit (npm run dev)',
-    }),
-  );
+  await app
+    .get(Ledger)
+    .grant({ organizationId: account.organization_id, cents: DEV_CREDIT_CENTS, note: 'development credit (npm run dev)' });
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(account, null, 2)}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

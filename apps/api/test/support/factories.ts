@@ -1,4 +1,3 @@
-import { Database } from '../../src/database/database';
 import { randomBytes } from 'node:crypto';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service';
 import { Ledger } from '../../src/modules/billing/ledger';
@@ -48,8 +47,5 @@ export async function createTeammate(t: TestApp, org: TestOrganization): Promise
 
 /** Credit through the same ledger the operator CLI uses. */
 export async function grantCredit(t: TestApp, organizationId: string, cents: number): Promise<void> {
-  const ledger = t.app.get(Ledger);
-  await t.app
-    .get(Database)
-    .transaction((tx) => ledger.credit(tx, { organizationId, kind: 'grant', cents, occurredAt: new Date(), note: 'test factory' }));
+  await t.app.get(Ledger).grant({ organizationId, cents, note: 'test factory' });
 }

@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import type { Actor } from './actor';
 import { Database } from '../../database/database';
+import { OrganizationsRepository, type UserRow } from '../../modules/organizations/organizations.repository';
 
 interface SessionClaims extends JWTPayload {
   email?: string;
@@ -12,16 +13,6 @@ interface SessionClaims extends JWTPayload {
   picture?: string;
   org_id?: string;
   org_name?: string;
-}
-
-interface UserRow {
-  id: string;
-  organization_id: string;
-  email: string;
-  first_name: string;
-  last_name: string;
-  image_url: string;
-  created_at: Date;
 }
 
 /**
@@ -34,6 +25,7 @@ export class SessionAuthenticator {
 
   constructor(
     private readonly database: Database,
+    private readonly organizations: OrganizationsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.jwks = config.auth.jwksUrl ? createRemoteJWKSet(new URL(config.auth.jwksUrl)) : null;
@@ -70,28 +62,23 @@ export class SessionAuthenticator {
   }
 
   private async provision(claims: SessionClaims & { sub: string; email: string }): Promise<UserRow> {
-    const existing: UserRow[] = await this.database.rows(
-      `SELECT id, organization_id, email, first_name, last_name, image_url, created_at FROM users WHERE auth_subject = $1`,
-      [claims.sub],
-    );
-    if (existing[0]) return existing[0];
+    const existing = await this.organizations.userBySubject(claims.sub);
+    if (existing) return existing;
     return this.database.transaction(async (tx) => {
       const externalId = claims.org_id ? `org:${claims.org_id}` : `user:${claims.sub}`;
       const orgName = claims.org_name ?? claims.org_id ?? claims.email;
-      const [org] = (await tx.rows(
-        `INSERT INTO organizations (name, external_id) VALUES ($1, $2)
-         ON CONFLICT (external_id) DO UPDATE SET external_id = EXCLUDED.external_id
-         RETURNING id`,
-        [orgName, externalId],
-      )) as { id: string }[];
-      const rows = (await tx.rows(
-        `INSERT INTO users (organization_id, email, first_name, last_name, image_url, auth_subject)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (auth_subject) DO UPDATE SET auth_subject = EXCLUDED.auth_subject
-         RETURNING id, organization_id, email, first_name, last_name, image_url, created_at`,
-        [org.id, claims.email, claims.given_name ?? '', claims.family_name ?? '', claims.picture ?? '', claims.sub],
-      )) as UserRow[];
-      return rows[0];
+      const organizationId = await this.organizations.upsertExternal(orgName, externalId, tx);
+      return this.organizations.upsertSessionUser(
+        organizationId,
+        {
+          email: claims.email,
+          firstName: claims.given_name ?? '',
+          lastName: claims.family_name ?? '',
+          imageUrl: claims.picture ?? '',
+          authSubject: claims.sub,
+        },
+        tx,
+      );
     });
   }
 }

@@ -4,9 +4,12 @@ import { ApiKeyAuthenticator } from '../../common/auth/api-key-authenticator';
 import { AuthGuard } from '../../common/auth/auth.guard';
 import { SessionAuthenticator } from '../../common/auth/session-authenticator';
 import { RateLimits } from '../../common/rate-limiting/rate-limits';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { OrganizationsModule } from '../organizations/organizations.module';
 
 @Global()
 @Module({
+  imports: [ApiKeysModule, OrganizationsModule],
   providers: [ApiKeyAuthenticator, SessionAuthenticator, RateLimits, { provide: APP_GUARD, useClass: AuthGuard }],
   exports: [ApiKeyAuthenticator, SessionAuthenticator, RateLimits],
 })

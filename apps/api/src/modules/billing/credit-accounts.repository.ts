@@ -10,36 +10,98 @@ export interface CreditAccount {
   lowBalanceCents: number | null;
 }
 
+export type CreditKind = 'purchase' | 'grant' | 'refund' | 'adjustment';
+
+/** One credit line as recorded (the fields a history line shows). */
+export interface LedgerRow {
+  id: number;
+  kind: string;
+  delta_cents: number;
+  currency: string;
+  occurred_at: Date;
+  provider_reference: string | null;
+}
+
+export interface CreditLine {
+  organizationId: string;
+  kind: CreditKind;
+  cents: number;
+  currency: string;
+  occurredAt: Date;
+  providerReference?: string | null;
+  note?: string | null;
+}
+
+/** One connection's charge: `cents` is the (negative) delta it adds to the ledger. */
+export interface ChargeLine {
+  organizationId: string;
+  roomId: string;
+  connectionId: number;
+  cents: number;
+  occurredAt: Date;
+}
+
+/** The balance on both sides of one move, and the threshold it was moved against. */
+export interface BalanceMove {
+  before: number;
+  after: number;
+  lowBalanceCents: number | null;
+}
+
 interface AccountRow {
   organization_id: string;
   balance_cents: number;
   low_balance_cents: number | null;
 }
 
+const ACCOUNTS_BY_ORGANIZATION = {
+  name: 'credit_accounts_by_organization',
+  text: `SELECT organization_id, balance_cents, low_balance_cents FROM credit_accounts WHERE organization_id = ANY($1::uuid[])`,
+};
+
+const SET_LOW_BALANCE_THRESHOLD = `INSERT INTO credit_accounts (organization_id, balance_cents, currency, low_balance_cents) VALUES ($1, 0, $2, $3)
+       ON CONFLICT (organization_id) DO UPDATE SET low_balance_cents = EXCLUDED.low_balance_cents`;
+
+/** Locks the balance row (creating it at the first move), so the balance before and after are exact. */
+const MOVE_BALANCE = `INSERT INTO credit_accounts (organization_id, balance_cents, currency) VALUES ($1, $2, $3)
+       ON CONFLICT (organization_id) DO UPDATE SET balance_cents = credit_accounts.balance_cents + EXCLUDED.balance_cents
+       RETURNING balance_cents, low_balance_cents`;
+
+/** A purchase's provider reference is unique among purchases: a second one records nothing. */
+const INSERT_CREDIT = `INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, provider_reference, note)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (provider_reference) WHERE kind = 'purchase' DO NOTHING
+       RETURNING id, kind, delta_cents, currency, occurred_at, provider_reference`;
+
+const INSERT_CHARGES = `INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, room_id, connection_id)
+         SELECT organization_id, 'charge', delta_cents, $1, occurred_at, room_id, connection_id
+           FROM unnest($2::uuid[], $3::bigint[], $4::timestamptz[], $5::uuid[], $6::bigint[])
+             AS c(organization_id, delta_cents, occurred_at, room_id, connection_id)`;
+
+/** `id::text`: a reference that is no uuid names no organization (instead of failing the cast). */
+const ORGANIZATION_BY_REFERENCE = `SELECT id FROM organizations WHERE id::text = $1`;
+
 /**
- * Reads of the balance row (one indexed row per organization, kept with every ledger row). Reads of
- * requests arriving together share one statement; each still starts after its request arrived, so a
- * request sees every charge and purchase committed before it.
+ * The credit account aggregate: an organization's balance row (`credit_accounts`) and the
+ * append-only lines that move it (`ledger_entries`). Reads of the balance arriving together share
+ * one statement; each still starts after its request arrived, so a request sees every charge and
+ * purchase committed before it.
  */
 @Injectable()
 export class CreditAccountsRepository {
   private readonly accounts: BatchedLoader<string, AccountRow>;
 
   constructor(private readonly database: Database) {
-    this.accounts = batchedRows<string, AccountRow>(
-      database,
-      {
-        name: 'credit_accounts_by_organization',
-        text: `SELECT organization_id, balance_cents, low_balance_cents FROM credit_accounts WHERE organization_id = ANY($1::uuid[])`,
-      },
-      (row) => row.organization_id,
-    );
+    this.accounts = batchedRows<string, AccountRow>(database, ACCOUNTS_BY_ORGANIZATION, (row) => row.organization_id);
   }
 
   /** 0 and no threshold before the organization's first ledger row. */
   async readAccount(organizationId: string): Promise<CreditAccount> {
     const account = await this.accounts.load(organizationId);
-    return { balance: account?.balance_cents ?? 0, lowBalanceCents: account?.low_balance_cents ?? null };
+    return {
+      balance: account ? Number(account.balance_cents) : 0,
+      lowBalanceCents: account && account.low_balance_cents !== null ? Number(account.low_balance_cents) : null,
+    };
   }
 
   async readBalance(organizationId: string): Promise<number> {
@@ -48,10 +110,57 @@ export class CreditAccountsRepository {
 
   /** Creates the account row when needed; the balance is left as it is. */
   async setLowBalanceThreshold(organizationId: string, currency: string, cents: number | null, sql: Sql = this.database): Promise<void> {
-    await sql.rows(
-      `INSERT INTO credit_accounts (organization_id, balance_cents, currency, low_balance_cents) VALUES ($1, 0, $2, $3)
-       ON CONFLICT (organization_id) DO UPDATE SET low_balance_cents = EXCLUDED.low_balance_cents`,
-      [organizationId, currency, cents],
-    );
+    await sql.rows(SET_LOW_BALANCE_THRESHOLD, [organizationId, currency, cents]);
+  }
+
+  /**
+   * Adds `delta` to the balance (a new account starts at 0), holding the row's lock until the
+   * transaction ends: concurrent moves see each other's result, never the same `before`.
+   */
+  async moveBalance(organizationId: string, delta: number, currency: string, sql: Sql = this.database): Promise<BalanceMove> {
+    const [account] = await sql.rows<Pick<AccountRow, 'balance_cents' | 'low_balance_cents'>>(MOVE_BALANCE, [
+      organizationId,
+      delta,
+      currency,
+    ]);
+    const after = Number(account.balance_cents);
+    return {
+      before: after - delta,
+      after,
+      lowBalanceCents: account.low_balance_cents === null ? null : Number(account.low_balance_cents),
+    };
+  }
+
+  /** The line as recorded, or null when a purchase with this provider reference was already recorded. */
+  async insertCredit(line: CreditLine, sql: Sql = this.database): Promise<LedgerRow | null> {
+    const [row] = await sql.rows<LedgerRow>(INSERT_CREDIT, [
+      line.organizationId,
+      line.kind,
+      line.cents,
+      line.currency,
+      line.occurredAt,
+      line.providerReference ?? null,
+      line.note ?? null,
+    ]);
+    return row ? { ...row, id: Number(row.id), delta_cents: Number(row.delta_cents) } : null;
+  }
+
+  /** All charges with one insert (the balance is moved separately, by their sum per organization). */
+  async insertCharges(charges: ChargeLine[], currency: string, sql: Sql = this.database): Promise<void> {
+    if (charges.length === 0) return;
+    await sql.rows(INSERT_CHARGES, [
+      currency,
+      charges.map((charge) => charge.organizationId),
+      charges.map((charge) => charge.cents),
+      charges.map((charge) => charge.occurredAt),
+      charges.map((charge) => charge.roomId),
+      charges.map((charge) => charge.connectionId),
+    ]);
+  }
+
+  /** The organization a payment's client reference names, or null when it names none. */
+  async organizationByReference(reference: string, sql: Sql = this.database): Promise<string | null> {
+    const [row] = await sql.rows<{ id: string }>(ORGANIZATION_BY_REFERENCE, [reference]);
+    return row?.id ?? null;
   }
 }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Sql } from '../../database/sql';
 import type { CustomerEvents } from '../customer-webhooks/customer-events';
+import type { CreditAccountsRepository } from './credit-accounts.repository';
 import type { Ledger } from './ledger';
 import { PurchaseSettlement } from './purchase-settlement';
 
@@ -16,16 +17,20 @@ const paid = (object: Record<string, unknown>, extra: Record<string, unknown> = 
 
 describe('PurchaseSettlement', () => {
   let credit: jest.Mock;
-  let query: jest.Mock;
+  let organizationByReference: jest.Mock;
   let settlement: PurchaseSettlement;
-  const tx = () => ({ rows: query }) as unknown as Sql;
+  const tx = () => ({}) as unknown as Sql;
 
   beforeEach(() => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     credit = jest.fn().mockResolvedValue(null);
-    query = jest.fn().mockResolvedValue([{ id: ORG }]);
-    settlement = new PurchaseSettlement({ credit } as unknown as Ledger, { emit: jest.fn() } as unknown as CustomerEvents);
+    organizationByReference = jest.fn().mockResolvedValue(ORG);
+    settlement = new PurchaseSettlement(
+      { credit } as unknown as Ledger,
+      { emit: jest.fn() } as unknown as CustomerEvents,
+      { organizationByReference } as unknown as CreditAccountsRepository,
+    );
   });
   afterEach(() => jest.restoreAllMocks());
 
@@ -38,6 +43,13 @@ describe('PurchaseSettlement', () => {
       occurredAt: new Date(1_780_000_000_000),
       providerReference: 'cs_1',
     });
+  });
+
+  it('credits nothing (left for an operator) when the client reference names no organization', async () => {
+    organizationByReference.mockResolvedValue(null);
+    await expect(settlement.apply(tx(), paid({ client_reference_id: 'not-an-org' }))).resolves.toBeUndefined();
+    expect(organizationByReference).toHaveBeenCalledWith('not-an-org', expect.anything());
+    expect(credit).not.toHaveBeenCalled();
   });
 
   it.each<[string, unknown]>([
@@ -54,14 +66,14 @@ describe('PurchaseSettlement', () => {
   ])('returns without crediting (so the event is marked processed) for an event with %s', async (_, payload) => {
     await expect(settlement.apply(tx(), payload)).resolves.toBeUndefined();
     expect(credit).not.toHaveBeenCalled();
-    expect(query).not.toHaveBeenCalled();
+    expect(organizationByReference).not.toHaveBeenCalled();
   });
 
   it('lets a database failure through, so the event is not marked processed and is tried again', async () => {
-    query.mockRejectedValue(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    organizationByReference.mockRejectedValue(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
     await expect(settlement.apply(tx(), paid({}))).rejects.toThrow('ECONNREFUSED');
     credit.mockRejectedValue(new Error('terminating connection due to administrator command'));
-    query.mockResolvedValue([{ id: ORG }]);
+    organizationByReference.mockResolvedValue(ORG);
     await expect(settlement.apply(tx(), paid({}))).rejects.toThrow('administrator command');
   });
 });

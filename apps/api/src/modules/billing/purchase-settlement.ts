@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { asJsonObject } from '../../common/json/json-shape';
 import { CustomerEvents } from '../customer-webhooks/customer-events';
-import { Ledger } from './ledger';
 import type { Sql } from '../../database/sql';
+import { CreditAccountsRepository } from './credit-accounts.repository';
+import { Ledger } from './ledger';
 
 /** The event types that credit a checkout (the first only when its payment_status is `paid`). */
 const CREDITING_TYPES: ReadonlySet<string> = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
@@ -28,6 +29,7 @@ export class PurchaseSettlement {
   constructor(
     private readonly ledger: Ledger,
     private readonly events: CustomerEvents,
+    private readonly accounts: CreditAccountsRepository,
   ) {}
 
   async apply(tx: Sql, payload: unknown): Promise<void> {
@@ -61,16 +63,13 @@ export class PurchaseSettlement {
       return;
     }
     const reference = session.client_reference_id ?? asJsonObject(session.metadata)?.organization_id;
-    const organizationId = typeof reference === 'string' ? reference : null;
-    const [org] = organizationId
-      ? ((await tx.rows(`SELECT id FROM organizations WHERE id::text = $1`, [organizationId])) as { id: string }[])
-      : [];
-    if (!org) {
+    const organizationId = typeof reference === 'string' ? await this.accounts.organizationByReference(reference, tx) : null;
+    if (!organizationId) {
       this.logger.error(`Paid checkout ${sessionId} (event ${eventId}) names no known organization; left for an operator.`);
       return;
     }
     const line = await this.ledger.credit(tx, {
-      organizationId: org.id,
+      organizationId,
       kind: 'purchase',
       cents: amount as number,
       occurredAt: new Date((created as number) * 1000),
@@ -85,6 +84,6 @@ export class PurchaseSettlement {
       currency: line.currency,
       provider_reference: line.provider_reference,
     };
-    await this.events.emit(tx, { organizationId: org.id, type: 'credit.purchased', data });
+    await this.events.emit(tx, { organizationId, type: 'credit.purchased', data });
   }
 }

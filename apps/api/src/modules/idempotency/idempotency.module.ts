@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { IdempotencyGuard } from './idempotency.guard';
 import { IdempotencyStore } from './idempotency-store';
+import { IdempotencyRepository } from './idempotency.repository';
 
 @Global()
-@Module({ providers: [IdempotencyStore, IdempotencyGuard], exports: [IdempotencyStore, IdempotencyGuard] })
+@Module({ providers: [IdempotencyStore, IdempotencyRepository, IdempotencyGuard], exports: [IdempotencyStore, IdempotencyGuard] })
 export class IdempotencyModule {}

@@ -1,7 +1,18 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module';
-import { UsageRollup } from '../usage/usage-rollup';
 import { ConnectionMeter } from './connection-meter';
+import { ConnectionsRepository } from './connections.repository';
+import { UsageRollup } from './usage-rollup';
+import { UsageRollupsRepository } from './usage-rollups.repository';
 
-@Module({ imports: [BillingModule], providers: [ConnectionMeter, UsageRollup], exports: [ConnectionMeter, UsageRollup] })
+/**
+ * The meter: connections closed with their minutes and charge, the rooms' totals and the usage
+ * rollup. Rooms import it (ending a room closes its connections); the LiveKit events that drive it
+ * are applied by LiveKitEventsModule, which imports rooms and this module.
+ */
+@Module({
+  imports: [BillingModule],
+  providers: [ConnectionMeter, ConnectionsRepository, UsageRollup, UsageRollupsRepository],
+  exports: [ConnectionMeter, ConnectionsRepository, UsageRollup],
+})
 export class MeteringModule {}

@@ -3,7 +3,7 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { QueueRegistry } from '../../queue/queue-registry';
 import { Metrics } from './metrics';
-import { Database } from '../../database/database';
+import { MetricsRepository } from './metrics.repository';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
@@ -14,7 +14,7 @@ export class MetricsCollectors implements OnModuleInit {
 
   constructor(
     private readonly metrics: Metrics,
-    private readonly database: Database,
+    private readonly reads: MetricsRepository,
     private readonly queues: QueueRegistry,
   ) {}
 
@@ -26,7 +26,7 @@ export class MetricsCollectors implements OnModuleInit {
       async function (this: G): Promise<void> {
         await collect.call(this).catch((error: Error) => logger.warn(`Metrics: reading ${what} failed: ${error.message}`));
       };
-    const database = this.database;
+    const reads = this.reads;
     const queues = this.queues;
     new Gauge({
       name: 'bullmq_queue_jobs',
@@ -47,12 +47,7 @@ export class MetricsCollectors implements OnModuleInit {
       labelNames: ['provider'] as const,
       registers,
       collect: guard('unapplied events', async function (this: Gauge<'provider'>) {
-        const rows = (await database.rows(
-          `SELECT p.provider, coalesce(extract(epoch FROM now() - (SELECT min(received_at) FROM inbound_events
-              WHERE processed_at IS NULL AND provider = p.provider)), 0)::float8 AS age
-             FROM (VALUES ('livekit'), ('stripe')) AS p(provider)`,
-        )) as { provider: string; age: number }[];
-        for (const row of rows) this.set({ provider: row.provider }, row.age);
+        for (const row of await reads.unappliedInboundAges()) this.set({ provider: row.provider }, row.seconds);
       }),
     });
     new Gauge({
@@ -60,8 +55,7 @@ export class MetricsCollectors implements OnModuleInit {
       help: 'Rooms with status active',
       registers,
       collect: guard('active rooms', async function (this: Gauge) {
-        const [row] = (await database.rows(`SELECT count(*)::int AS n FROM rooms WHERE status = 'active'`)) as { n: number }[];
-        this.set(row.n);
+        this.set(await reads.activeRooms());
       }),
     });
     new Gauge({
@@ -69,8 +63,7 @@ export class MetricsCollectors implements OnModuleInit {
       help: 'Participant connections open now (translators included)',
       registers,
       collect: guard('open connections', async function (this: Gauge) {
-        const [row] = (await database.rows(`SELECT count(*)::int AS n FROM connections WHERE left_at IS NULL`)) as { n: number }[];
-        this.set(row.n);
+        this.set(await reads.openConnections());
       }),
     });
   }

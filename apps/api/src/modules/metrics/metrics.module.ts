@@ -3,7 +3,12 @@ import { Metrics } from './metrics';
 import { MetricsCollectors } from './metrics-collectors';
 import { MetricsController } from './metrics.controller';
 import { MetricsServer } from './metrics-server';
+import { MetricsRepository } from './metrics.repository';
 
 @Global()
-@Module({ controllers: [MetricsController], providers: [Metrics, MetricsCollectors, MetricsServer], exports: [Metrics, MetricsServer] })
+@Module({
+  controllers: [MetricsController],
+  providers: [Metrics, MetricsCollectors, MetricsRepository, MetricsServer],
+  exports: [Metrics, MetricsServer],
+})
 export class MetricsModule {}

@@ -101,6 +101,6 @@ export class RoomsService {
     if (!room) throw ApiError.notFound('Room not found.');
     if (room.status === 'ended') return;
     await this.livekit.deleteRoom(room.livekit_name);
-    await this.lifecycle.end(roomId, new Date());
+    await this.lifecycle.end(actor.organizationId, roomId, new Date());
   }
 }

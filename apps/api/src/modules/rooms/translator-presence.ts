@@ -1,16 +1,24 @@
 import { QUEUES, TRANSLATOR_JOBS, type TranslatorDismissJob, type TranslatorDispatchJob } from '@app/contracts';
 import { Injectable } from '@nestjs/common';
 import type { OutboxJob } from '../../queue/outbox';
+import { ConnectionsRepository } from '../metering/connections.repository';
 import type { RoomRow } from './room-queries';
+import { RoomsRepository } from './rooms.repository';
 import type { Sql } from '../../database/sql';
 
 /**
  * Decides whether the room wants its translator, from the languages its connected people hold.
  * Each change of that want bumps a generation; the job id carries it, so a repeated event yields
  * the same job id (a no-op) and the agent can drop a job older than the latest it has seen.
+ * The jobs are returned for the caller to write to the outbox with its transaction.
  */
 @Injectable()
 export class TranslatorPresence {
+  constructor(
+    private readonly connections: ConnectionsRepository,
+    private readonly rooms: RoomsRepository,
+  ) {}
+
   async reconcile(tx: Sql, room: RoomRow): Promise<OutboxJob[]> {
     return this.reconcileAll(tx, [room]);
   }
@@ -18,20 +26,15 @@ export class TranslatorPresence {
   /** Reconciles several locked rooms: one query reads the languages they hold, one statement flips those that change. */
   async reconcileAll(tx: Sql, rooms: RoomRow[]): Promise<OutboxJob[]> {
     if (rooms.length === 0) return [];
-    const rows = (await tx.rows(
-      `SELECT c.room_id, array_agg(DISTINCT l ORDER BY l) AS languages
-         FROM connections c, unnest(c.languages) AS l
-        WHERE c.room_id = ANY($1) AND c.left_at IS NULL AND c.kind IS DISTINCT FROM 'translator'
-        GROUP BY c.room_id`,
-      [rooms.map((room) => room.id)],
-    )) as { room_id: string; languages: string[] }[];
-    const held = new Map(rows.map((row) => [row.room_id, row.languages]));
+    const held = await this.connections.connectedLanguages(
+      rooms.map((room) => ({ organizationId: room.organization_id, id: room.id })),
+      tx,
+    );
     const changed = rooms.filter((room) => wantsTranslator(room, held.get(room.id) ?? []) !== room.translator_present);
     if (changed.length === 0) return [];
-    await tx.rows(
-      `UPDATE rooms r SET translator_present = NOT r.translator_present, translator_generation = r.translator_generation + 1
-        WHERE r.id = ANY($1)`,
-      [changed.map((room) => room.id)],
+    await this.rooms.flipTranslatorPresence(
+      changed.map((room) => ({ organizationId: room.organization_id, id: room.id })),
+      tx,
     );
     return changed.map((room) => {
       const languages = held.get(room.id) ?? [];

@@ -4,23 +4,13 @@ import { Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import type { DirectionStatsView, TranslationStatsView } from './translation-stats.dto';
-import { Database } from '../../database/database';
+import { TranslationStatsRepository, type TranslationEventRow } from './translation-stats.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-interface EventRow {
-  type: 'joined' | 'left' | 'latency';
-  occurred_at: Date;
-  direction: string | null;
-  p50_ms: number | null;
-  p95_ms: number | null;
-  samples: number | null;
-  audio_seconds: number | null;
-}
-
 @Injectable()
 export class TranslationStatsService {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly stats: TranslationStatsRepository) {}
 
   /**
    * Stores one translator report once, keyed by its queue job id. A report naming a room that does
@@ -29,40 +19,26 @@ export class TranslationStatsService {
   async record(eventKey: string, event: TranslatorEventJob): Promise<boolean> {
     if (!UUID.test(event.roomId)) return false;
     const latency = event.type === 'latency' ? event : null;
-    const rows: unknown[] = await this.database.rows(
-      `INSERT INTO translation_events (event_key, organization_id, room_id, type, occurred_at, direction, p50_ms, p95_ms, samples, audio_seconds)
-       SELECT $1, r.organization_id, r.id, $4, $5, $6, $7, $8, $9, $10 FROM rooms r WHERE r.id = $2 AND r.livekit_name = $3
-       ON CONFLICT (event_key) DO NOTHING RETURNING id`,
-      [
-        eventKey,
-        event.roomId,
-        event.livekitRoom,
-        event.type,
-        event.at,
-        latency?.direction ?? null,
-        latency ? Math.round(latency.p50Ms) : null,
-        latency ? Math.round(latency.p95Ms) : null,
-        latency ? Math.round(latency.samples) : null,
-        latency?.audioSeconds ?? null,
-      ],
-    );
-    return rows.length > 0;
+    return this.stats.insert({
+      eventKey,
+      roomId: event.roomId,
+      livekitRoom: event.livekitRoom,
+      type: event.type,
+      occurredAt: event.at,
+      direction: latency?.direction ?? null,
+      p50Ms: latency ? Math.round(latency.p50Ms) : null,
+      p95Ms: latency ? Math.round(latency.p95Ms) : null,
+      samples: latency ? Math.round(latency.samples) : null,
+      audioSeconds: latency?.audioSeconds ?? null,
+    });
   }
 
   async forRoom(actor: Actor, roomId: string): Promise<TranslationStatsView> {
-    const [room] = (await this.database.rows(`SELECT id FROM rooms WHERE id = $1 AND organization_id = $2`, [
-      roomId,
-      actor.organizationId,
-    ])) as { id: string }[];
-    if (!room) throw ApiError.notFound('Room not found.');
-    const rows: EventRow[] = await this.database.rows(
-      `SELECT type, occurred_at, direction, p50_ms, p95_ms, samples, audio_seconds FROM translation_events
-        WHERE room_id = $1 AND organization_id = $2 ORDER BY occurred_at, id`,
-      [roomId, actor.organizationId],
-    );
+    if (!(await this.stats.roomExists(actor.organizationId, roomId))) throw ApiError.notFound('Room not found.');
+    const rows = await this.stats.events(actor.organizationId, roomId);
     const joins = rows.filter((r) => r.type === 'joined');
     const leaves = rows.filter((r) => r.type === 'left');
-    const byDirection = new Map<string, EventRow[]>();
+    const byDirection = new Map<string, TranslationEventRow[]>();
     for (const row of rows) {
       if (row.type !== 'latency' || !row.direction) continue;
       byDirection.set(row.direction, [...(byDirection.get(row.direction) ?? []), row]);

@@ -6,16 +6,9 @@ import { VersionedCache } from '../../common/caching/versioned-cache';
 import { OrganizationVersions } from '../../common/caching/organization-versions';
 import { parsedWindowOf, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
 import { Database } from '../../database/database';
+import { UsageRepository, type UsageSample } from './usage.repository';
 
 const SLOT_MS = 15 * 60_000;
-
-interface Sample {
-  /** An instant inside the sample's bucket: epoch milliseconds, or a start time. */
-  at: number | Date;
-  minutes: number;
-  sessions: number;
-  participants: number;
-}
 
 /**
  * Usage over a window from the 15-minute rollup; the at most two partial slots at the window's
@@ -28,7 +21,10 @@ export class UsageService {
 
   private readonly versions: OrganizationVersions;
 
-  constructor(private readonly database: Database) {
+  constructor(
+    database: Database,
+    private readonly usage: UsageRepository,
+  ) {
     this.versions = new OrganizationVersions(database, 'usage_versions');
   }
 
@@ -56,7 +52,7 @@ export class UsageService {
     const samples = await this.samples(actor.organizationId, window, wholeHours);
     const totals = starts.map(() => ({ minutes: 0, sessions: 0, participants: 0 }));
     for (const sample of samples) {
-      const total = totals[lastAtOrBefore(startMs, typeof sample.at === 'number' ? sample.at : sample.at.getTime())];
+      const total = totals[lastAtOrBefore(startMs, sample.atMs)];
       total.minutes += sample.minutes;
       total.sessions += sample.sessions;
       total.participants += sample.participants;
@@ -78,42 +74,22 @@ export class UsageService {
     };
   }
 
-  private async samples(organizationId: string, window: UsageWindow, wholeHours: boolean): Promise<Sample[]> {
+  private async samples(organizationId: string, window: UsageWindow, wholeHours: boolean): Promise<UsageSample[]> {
     const start = window.startsAfter.getTime();
     const end = window.endsBefore.getTime();
     const firstFull = Math.ceil(start / SLOT_MS) * SLOT_MS;
     const lastFull = Math.max(firstFull, Math.floor(end / SLOT_MS) * SLOT_MS);
     const [slots, edges] = await Promise.all([
-      // Slots are summed per UTC hour, or else per local bucket, in SQL; each group's earliest slot
-      // lies in its bucket and places it there.
-      this.database.rows<Sample>(
-        {
-          name: wholeHours ? 'usage_slots_by_utc_hour' : 'usage_slots_by_local_bucket',
-          text: `SELECT (extract(epoch FROM min(slot)) * 1000)::float8 AS at, sum(minutes)::bigint AS minutes, sum(sessions)::int AS sessions,
-                sum(participants)::int AS participants
-           FROM usage_slots
-          WHERE organization_id = $1 AND slot >= $2 AND slot < $3 AND sessions > 0
-          GROUP BY ${
-            wholeHours
-              ? `date_trunc('hour', slot AT TIME ZONE 'UTC')`
-              : `date_trunc($4::text, slot AT TIME ZONE $5::text), (slot AT TIME ZONE $5::text) - (slot AT TIME ZONE 'UTC')`
-          }`,
-        },
-        wholeHours
-          ? [organizationId, new Date(firstFull), new Date(lastFull)]
-          : [organizationId, new Date(firstFull), new Date(lastFull), window.granularity, window.timezone],
+      // Slots are summed per UTC hour, or else per local bucket, in SQL.
+      this.usage.slots(
+        organizationId,
+        { from: new Date(firstFull), to: new Date(lastFull) },
+        wholeHours ? { per: 'utc hour' } : { per: 'local bucket', granularity: window.granularity, timezone: window.timezone },
       ),
-      this.database.rows<Sample>(
-        {
-          name: 'usage_window_edges',
-          text: `SELECT r.started_at AS at, r.total_connection_minutes AS minutes, 1 AS sessions,
-                (SELECT count(*)::int FROM connections c WHERE c.room_id = r.id AND c.kind IS DISTINCT FROM 'translator') AS participants
-           FROM rooms r
-          WHERE r.organization_id = $1 AND r.started_at IS NOT NULL
-            AND ((r.started_at >= $2 AND r.started_at < $3) OR (r.started_at >= $4 AND r.started_at < $5))`,
-        },
-        [organizationId, window.startsAfter, new Date(Math.min(firstFull, end)), new Date(Math.max(lastFull, start)), window.endsBefore],
-      ),
+      this.usage.roomsStartedWithin(organizationId, [
+        { from: window.startsAfter, to: new Date(Math.min(firstFull, end)) },
+        { from: new Date(Math.max(lastFull, start)), to: window.endsBefore },
+      ]),
     ]);
     return [...slots, ...edges];
   }

@@ -1,18 +1,17 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module';
-import { MeteringModule } from '../metering/metering.module';
-import { RoomsModule } from '../rooms/rooms.module';
 import { InboundEvents } from './inbound-events';
-import { LiveKitEventProcessor } from './livekit-event-processor';
-import { LiveKitEventsWorker } from './livekit-events.worker';
 import { LiveKitWebhookController } from './livekit-webhook.controller';
-import { StripeEventsWorker } from './stripe-events.worker';
 import { StripeWebhookController } from './stripe-webhook.controller';
 
+/**
+ * Inbound webhooks: received, verified, stored and enqueued. LiveKit's events are applied by
+ * metering (LiveKitEventsModule); Stripe's settle purchases (billing's StripeEventsModule).
+ */
 @Module({
-  imports: [RoomsModule, MeteringModule, BillingModule],
+  imports: [BillingModule],
   controllers: [LiveKitWebhookController, StripeWebhookController],
-  providers: [InboundEvents, LiveKitEventProcessor, LiveKitEventsWorker, StripeEventsWorker],
+  providers: [InboundEvents],
   exports: [InboundEvents],
 })
 export class WebhooksModule {}

@@ -5,12 +5,14 @@ import { Coalescer } from '../../common/batching/coalescer';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import { Outbox, type OutboxJob } from '../../queue/outbox';
 import { QueueRegistry } from '../../queue/queue-registry';
-import { InboundEvents } from './inbound-events';
+import { InboundEvents } from '../webhooks/inbound-events';
 import { LiveKitEventProcessor } from './livekit-event-processor';
 
 /**
  * The handler of the livekit-events queue. The events of jobs that run at the same time are applied
  * together: one transaction per batch, one lock per room, one write per balance and usage slot.
+ * The worker opens the batch's transaction, so it alone writes the batch's outbox jobs (once each)
+ * and enqueues them after commit; the processor and the rooms' lifecycle only decide them.
  */
 const LANES = 2;
 

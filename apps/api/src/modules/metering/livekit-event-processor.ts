@@ -5,10 +5,12 @@ import type { AppConfig } from '../../config/app-config';
 import type { OutboxJob } from '../../queue/outbox';
 import { RoomLifecycle } from '../rooms/room-lifecycle';
 import type { RoomRow } from '../rooms/room-queries';
+import { RoomsRepository } from '../rooms/rooms.repository';
 import { TranslatorPresence } from '../rooms/translator-presence';
 import { readLiveKitEvent, type LiveKitEventFacts } from './livekit-event';
-import { ConnectionMeter, type OpenConnection } from '../metering/connection-meter';
-import { UsageRollup } from '../usage/usage-rollup';
+import { ConnectionMeter } from './connection-meter';
+import { ConnectionsRepository, type NewConnection, type OpenConnection } from './connections.repository';
+import { UsageRollup } from './usage-rollup';
 import { CustomerEvents } from '../customer-webhooks/customer-events';
 import type { Sql } from '../../database/sql';
 
@@ -35,7 +37,8 @@ interface Leave extends Join {
  * id order, so two batches never deadlock). In rooms whose events are only joins and leaves of a
  * live room that does not finish in the batch (nearly always), all joins of the batch are applied with a few set-wide statements,
  * then all leaves; other rooms apply their events one by one, in the order received. Last, each room's
- * translator presence is decided once from where the room ended up.
+ * translator presence is decided once from where the room ended up. The outbox jobs decided are
+ * returned, for the worker to write once with the batch's transaction.
  */
 @Injectable()
 export class LiveKitEventProcessor {
@@ -46,6 +49,8 @@ export class LiveKitEventProcessor {
     private readonly usage: UsageRollup,
     private readonly events: CustomerEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly rooms: RoomsRepository,
+    private readonly connections: ConnectionsRepository,
   ) {}
 
   async applyBatch(tx: Sql, payloads: unknown[]): Promise<OutboxJob[]> {
@@ -103,50 +108,33 @@ export class LiveKitEventProcessor {
   private async joinAll(tx: Sql, joins: Join[]): Promise<(number | null)[]> {
     if (joins.length === 0) return [];
     // The connection now holds its token's languages: the token's short reservation is over.
-    const tokens = (await tx.rows(
-      `UPDATE room_tokens t SET reserved_until = NULL FROM unnest($1::uuid[], $2::text[]) AS j(room_id, identity)
-        WHERE t.room_id = j.room_id AND t.identity = j.identity RETURNING t.room_id, t.identity, t.kind, t.languages`,
-      [joins.map((j) => j.room.id), joins.map((j) => j.participant.identity)],
-    )) as { room_id: string; identity: string; kind: ParticipantKind; languages: string[] }[];
-    const tokenOf = new Map(tokens.map((token) => [`${token.room_id} ${token.identity}`, token]));
-    const rows = joins.map(({ room, participant }) => {
+    const tokens = await this.rooms.releaseReservations(
+      joins.map(({ room, participant }) => ({ organizationId: room.organization_id, roomId: room.id, identity: participant.identity })),
+      tx,
+    );
+    const tokenOf = new Map(tokens.map((token) => [`${token.roomId} ${token.identity}`, token]));
+    const opening = joins.map(({ room, participant }): NewConnection => {
       const token = tokenOf.get(`${room.id} ${participant.identity}`);
       const kind: ParticipantKind | null = participant.isAgent ? 'translator' : (token?.kind ?? null);
-      const rate =
+      const centsPerMinute =
         participantClassOf(kind ?? 'member') === 'translator'
           ? this.config.rates.translatorCentsPerMinute
           : this.config.rates.participantCentsPerMinute;
-      const languages = participant.isAgent ? null : (token?.languages ?? null);
-      return { room, participant, kind, rate, languages };
+      return {
+        organizationId: room.organization_id,
+        roomId: room.id,
+        participantSid: participant.sid,
+        identity: participant.identity,
+        kind,
+        languages: participant.isAgent ? null : (token?.languages ?? null),
+        joinedAt: participant.joinedAt,
+        centsPerMinute,
+      };
     });
-    const inserted = (await tx.rows(
-      `INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, cents_per_minute)
-       SELECT room_id, organization_id, sid, identity, kind,
-              CASE WHEN languages IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(languages)) END, joined_at, rate
-         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[], $8::int[])
-           AS j(room_id, organization_id, sid, identity, kind, languages, joined_at, rate)
-       ON CONFLICT (room_id, participant_sid) DO NOTHING RETURNING id, room_id, participant_sid, kind, identity, joined_at`,
-      [
-        rows.map((r) => r.room.id),
-        rows.map((r) => r.room.organization_id),
-        rows.map((r) => r.participant.sid),
-        rows.map((r) => r.participant.identity),
-        rows.map((r) => r.kind),
-        rows.map((r) => (r.languages ? JSON.stringify(r.languages) : null)),
-        rows.map((r) => r.participant.joinedAt),
-        rows.map((r) => r.rate),
-      ],
-    )) as { id: number; room_id: string; participant_sid: string; kind: ParticipantKind | null; identity: string; joined_at: Date }[];
-    const idOf = new Map(inserted.map((row) => [`${row.room_id} ${row.participant_sid}`, Number(row.id)]));
-    const rejoined = rows.filter((r) => !idOf.has(`${r.room.id} ${r.participant.sid}`));
-    if (rejoined.length > 0) {
-      const existing = (await tx.rows(
-        `SELECT c.id, c.room_id, c.participant_sid FROM connections c
-           JOIN unnest($1::uuid[], $2::text[]) AS j(room_id, sid) ON c.room_id = j.room_id AND c.participant_sid = j.sid`,
-        [rejoined.map((r) => r.room.id), rejoined.map((r) => r.participant.sid)],
-      )) as { id: number; room_id: string; participant_sid: string }[];
-      for (const row of existing) idOf.set(`${row.room_id} ${row.participant_sid}`, Number(row.id));
-    }
+    const inserted = await this.connections.open(opening, tx);
+    const idOf = new Map(inserted.map((row) => [`${row.roomId} ${row.participantSid}`, row.id]));
+    const rejoined = opening.filter((c) => !idOf.has(`${c.roomId} ${c.participantSid}`));
+    for (const row of await this.connections.byParticipant(rejoined, tx)) idOf.set(`${row.roomId} ${row.participantSid}`, row.id);
     // By room: its earliest join, and the non-translator connections the joins opened.
     const activations = new Map<string, Activation>();
     for (const { room, participant } of joins) {
@@ -154,15 +142,15 @@ export class LiveKitEventProcessor {
       if (!activation) activations.set(room.id, { room, earliestJoin: participant.joinedAt, newParticipants: 0 });
       else if (participant.joinedAt < activation.earliestJoin) activation.earliestJoin = participant.joinedAt;
     }
-    for (const row of inserted) if (row.kind !== 'translator') activations.get(row.room_id)!.newParticipants++;
+    for (const row of inserted) if (row.kind !== 'translator') activations.get(row.roomId)!.newParticipants++;
     await this.activateAll(tx, [...activations.values()]);
     // After room.started (written by activateAll), as it happened.
     for (const row of inserted.filter((r) => r.kind === 'translator')) {
-      const { room } = activations.get(row.room_id)!;
-      const data = { room_id: room.id, room_name: room.name, participant_identity: row.identity, joined_at: row.joined_at };
+      const { room } = activations.get(row.roomId)!;
+      const data = { room_id: room.id, room_name: room.name, participant_identity: row.identity, joined_at: row.joinedAt };
       await this.events.emit(tx, { organizationId: room.organization_id, type: 'translator.joined', roomId: room.id, data });
     }
-    return rows.map((r) => idOf.get(`${r.room.id} ${r.participant.sid}`) ?? null);
+    return opening.map((c) => idOf.get(`${c.roomId} ${c.participantSid}`) ?? null);
   }
 
   /**
@@ -178,13 +166,10 @@ export class LiveKitEventProcessor {
         ? [{ room, starts, moves, previousStart, startedAt: moves ? earliestJoin : previousStart!, newParticipants }]
         : [];
     });
-    if (changes.length > 0) {
-      await tx.rows(
-        `UPDATE rooms r SET status = CASE WHEN c.starts THEN 'active' ELSE r.status END, started_at = c.started_at
-           FROM unnest($1::uuid[], $2::boolean[], $3::timestamptz[]) AS c(id, starts, started_at) WHERE r.id = c.id`,
-        [changes.map((c) => c.room.id), changes.map((c) => c.starts), changes.map((c) => c.startedAt)],
-      );
-    }
+    await this.rooms.activate(
+      changes.map(({ room, starts, startedAt }) => ({ organizationId: room.organization_id, roomId: room.id, starts, startedAt })),
+      tx,
+    );
     for (const change of changes) {
       change.room.started_at = change.startedAt;
       if (!change.starts) continue;
@@ -194,7 +179,12 @@ export class LiveKitEventProcessor {
     const moves = changes.filter((c) => c.moves);
     await this.usage.roomStartsChanged(
       tx,
-      moves.map((c) => ({ roomId: c.room.id, previous: c.previousStart, joinedParticipants: c.newParticipants })),
+      moves.map((c) => ({
+        organizationId: c.room.organization_id,
+        roomId: c.room.id,
+        previous: c.previousStart,
+        joinedParticipants: c.newParticipants,
+      })),
     );
     const moved = new Set(moves.map((c) => c.room));
     for (const { room, newParticipants } of activations) {
@@ -210,20 +200,19 @@ export class LiveKitEventProcessor {
   /** Closes each connection at its leave's time (the first leave wins); a leave that arrives before its join opens it first. */
   private async leaveAll(tx: Sql, leaves: Leave[]): Promise<void> {
     if (leaves.length === 0) return;
-    const known = (await tx.rows(
-      `SELECT c.id, c.organization_id, c.room_id, c.joined_at, c.cents_per_minute, c.left_at, c.participant_sid FROM connections c
-         JOIN unnest($1::uuid[], $2::text[]) AS l(room_id, sid) ON c.room_id = l.room_id AND c.participant_sid = l.sid`,
-      [leaves.map((l) => l.room.id), leaves.map((l) => l.participant.sid)],
-    )) as (OpenConnection & { left_at: Date | null; participant_sid: string })[];
-    const connectionOf = new Map(known.map((row) => [`${row.room_id} ${row.participant_sid}`, row]));
+    const known = await this.connections.byParticipant(
+      leaves.map(({ room, participant }) => ({ organizationId: room.organization_id, roomId: room.id, participantSid: participant.sid })),
+      tx,
+    );
+    const connectionOf = new Map(known.map((row) => [`${row.roomId} ${row.participantSid}`, row]));
     const closes = new Map<number, { room: RoomRow; connection: OpenConnection; leftAt: Date }>();
     for (const leave of leaves) {
       const connection = connectionOf.get(`${leave.room.id} ${leave.participant.sid}`);
       if (!connection) {
         const [connectionId] = await this.joinAll(tx, [leave]);
         if (connectionId !== null) await this.meter.close(tx, leave.room, connectionId, notAfterRoomEnd(leave.room, leave.at));
-      } else if (connection.left_at === null && !closes.has(Number(connection.id))) {
-        closes.set(Number(connection.id), { room: leave.room, connection, leftAt: leave.at });
+      } else if (connection.leftAt === null && !closes.has(connection.id)) {
+        closes.set(connection.id, { room: leave.room, connection, leftAt: leave.at });
       }
     }
     await this.meter.closeOpenMany(tx, [...closes.values()]);

@@ -1,10 +1,13 @@
 import { QUEUES, type StoredEventsJob } from '@app/contracts';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { QueueRegistry } from '../../queue/queue-registry';
-import { PurchaseSettlement } from '../billing/purchase-settlement';
-import { InboundEvents } from './inbound-events';
+import { InboundEvents } from '../webhooks/inbound-events';
+import { PurchaseSettlement } from './purchase-settlement';
 
-/** The handler of the stripe-events queue. */
+/**
+ * The handler of the stripe-events queue: applies the Stripe events webhooks/ stored, each once
+ * (InboundEvents.applyOnce), through PurchaseSettlement.
+ */
 @Injectable()
 export class StripeEventsWorker implements OnModuleInit {
   constructor(

@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import type { BatchedLoader } from '../../common/batching/batched-loader';
+import { batchedRows } from '../../common/batching/batched-rows';
+import { Database } from '../../database/database';
+import type { Sql } from '../../database/sql';
+
+/** A key as its organization sees it: never its secret or hash, only their first and last characters. */
+export interface ApiKeyRow {
+  id: string;
+  name: string;
+  key_prefix: string;
+  key_last4: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  /** Email of the user who created the key. */
+  created_by: string;
+}
+
+/** A live key found by its keyed hash, with the user it acts for. */
+export interface LiveKeyRow {
+  key_hash: Buffer;
+  api_key_id: string;
+  last_used_at: Date | null;
+  organization_id: string;
+  user_id: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  image_url: string;
+  user_created_at: Date;
+}
+
+export interface NewApiKey {
+  userId: string;
+  name: string;
+  keyPrefix: string;
+  keyLast4: string;
+  keyHash: Buffer;
+}
+
+const VIEW_COLUMNS = `k.id, k.name, k.key_prefix, k.key_last4, k.created_at, k.last_used_at, u.email AS created_by`;
+
+// Taken before the active keys are counted, so concurrent creations never pass the cap together.
+const LOCK_ORGANIZATION = `SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE`;
+
+const COUNT_ACTIVE = `SELECT count(*)::int AS active FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL`;
+
+const INSERT = `WITH k AS (
+    INSERT INTO api_keys (organization_id, created_by_user_id, name, key_prefix, key_last4, key_hash)
+    VALUES ($1, $2, $3, $4, $5, $6) RETURNING *)
+  SELECT ${VIEW_COLUMNS} FROM k JOIN users u ON u.id = k.created_by_user_id`;
+
+const LIST_ACTIVE = `SELECT ${VIEW_COLUMNS} FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
+  WHERE k.organization_id = $1 AND k.revoked_at IS NULL
+  ORDER BY k.created_at DESC, k.id DESC LIMIT $2 OFFSET $3`;
+
+const REVOKE = `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL RETURNING id`;
+
+/** Every request presenting a key runs this: a named statement, the keys of a batch as `$1`. */
+const LIVE_KEYS_BY_HASH = {
+  name: 'authenticate_api_keys',
+  text: `SELECT k.key_hash, k.id AS api_key_id, k.last_used_at, u.organization_id, u.id AS user_id, u.email,
+       u.first_name, u.last_name, u.image_url, u.created_at AS user_created_at
+  FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
+ WHERE k.key_hash = ANY($1) AND k.revoked_at IS NULL`,
+};
+
+// The condition keeps concurrent requests from all writing.
+const TOUCH = `UPDATE api_keys SET last_used_at = now()
+  WHERE id = $1 AND organization_id = $2 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
+
+const WORKS_FOR = `SELECT 1 FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
+  WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.organization_id = $2`;
+
+/** The `api_keys` rows: creating, listing and revoking an organization's keys, and finding a presented key. */
+@Injectable()
+export class ApiKeysRepository {
+  /**
+   * Lookups of requests arriving together share one round trip (one batch in flight). Each lookup
+   * still runs after its request arrived, so a revoked key is refused from the moment its
+   * revocation committed.
+   */
+  private readonly liveKeys: BatchedLoader<string, LiveKeyRow>;
+
+  constructor(private readonly database: Database) {
+    this.liveKeys = batchedRows<string, LiveKeyRow>(
+      database,
+      LIVE_KEYS_BY_HASH,
+      (row) => row.key_hash.toString('hex'),
+      (hexHashes) => hexHashes.map((hex) => Buffer.from(hex, 'hex')),
+    );
+  }
+
+  /** Locks the organization's row until the transaction `sql` ends. */
+  async lockOrganization(organizationId: string, sql: Sql): Promise<void> {
+    await sql.rows(LOCK_ORGANIZATION, [organizationId]);
+  }
+
+  /** Keys not revoked. Run after `lockOrganization`, in its own statement, it sees every key committed before. */
+  async countActive(organizationId: string, sql: Sql = this.database): Promise<number> {
+    const [row] = await sql.rows<{ active: number }>(COUNT_ACTIVE, [organizationId]);
+    return row.active;
+  }
+
+  async insert(organizationId: string, key: NewApiKey, sql: Sql = this.database): Promise<ApiKeyRow> {
+    const [row] = await sql.rows<ApiKeyRow>(INSERT, [organizationId, key.userId, key.name, key.keyPrefix, key.keyLast4, key.keyHash]);
+    return row;
+  }
+
+  /** Up to `limit` live keys after `offset`, newest first (ties: highest id first). */
+  async listActive(organizationId: string, limit: number, offset: number, sql: Sql = this.database): Promise<ApiKeyRow[]> {
+    return sql.rows<ApiKeyRow>(LIST_ACTIVE, [organizationId, limit, offset]);
+  }
+
+  /** False when the organization has no such live key (another organization's, or revoked already). */
+  async revoke(organizationId: string, keyId: string, sql: Sql = this.database): Promise<boolean> {
+    return (await sql.rows<{ id: string }>(REVOKE, [keyId, organizationId])).length > 0;
+  }
+
+  /** The live key whose keyed hash (hex) this is, with its user; undefined for an unknown or revoked key. */
+  async findLive(hexHash: string): Promise<LiveKeyRow | undefined> {
+    return this.liveKeys.load(hexHash);
+  }
+
+  /** Records a use now, unless one was recorded within the last minute. */
+  async touch(organizationId: string, apiKeyId: string, sql: Sql = this.database): Promise<void> {
+    await sql.rows(TOUCH, [apiKeyId, organizationId]);
+  }
+
+  /** Whether a live key with this keyed hash acts for a user of the organization. */
+  async worksFor(organizationId: string, keyHash: Buffer, sql: Sql = this.database): Promise<boolean> {
+    return (await sql.rows(WORKS_FOR, [keyHash, organizationId])).length > 0;
+  }
+}

@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '../../database/database';
+import type { Sql } from '../../database/sql';
+
+/** A key's row: the request it was first used for and, once answered, the answer. */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  /** null while the first request runs. */
+  status_code: number | null;
+  content_type: string | null;
+  body: string | null;
+}
+
+export interface RecordedAnswer {
+  statusCode: number;
+  contentType: string | null;
+  body: string;
+}
+
+/** How long keys last: a key older than `lifetimeHours`, or unanswered after `abandonedAfterSeconds`, is free again. */
+export interface KeyLifetime {
+  lifetimeHours: number;
+  abandonedAfterSeconds: number;
+}
+
+// The primary key (organization_id, key) settles races: exactly one request inserts or takes over.
+const CLAIM = `INSERT INTO idempotency_keys (organization_id, key, fingerprint) VALUES ($1, $2, $3)
+  ON CONFLICT (organization_id, key) DO UPDATE
+    SET fingerprint = EXCLUDED.fingerprint, status_code = NULL, content_type = NULL, body = NULL, created_at = now()
+    WHERE idempotency_keys.created_at < now() - make_interval(hours => $4)
+       OR (idempotency_keys.status_code IS NULL AND idempotency_keys.created_at < now() - make_interval(secs => $5))
+  RETURNING 1`;
+
+const FIND = `SELECT fingerprint, status_code, content_type, body FROM idempotency_keys WHERE organization_id = $1 AND key = $2`;
+
+const COMPLETE = `UPDATE idempotency_keys SET status_code = $3, content_type = $4, body = $5 WHERE organization_id = $1 AND key = $2`;
+
+const FORGET = `DELETE FROM idempotency_keys WHERE organization_id = $1 AND key = $2`;
+
+const DELETE_EXPIRED = `DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`;
+
+/** The `idempotency_keys` rows, per organization and key. */
+@Injectable()
+export class IdempotencyRepository {
+  constructor(private readonly database: Database) {}
+
+  /**
+   * Inserts the key's row for a first request, or takes over an expired or abandoned one as if new;
+   * false when a live row holds the key.
+   */
+  async claim(organizationId: string, key: string, fingerprint: string, lifetime: KeyLifetime, sql: Sql = this.database): Promise<boolean> {
+    const rows = await sql.rows(CLAIM, [organizationId, key, fingerprint, lifetime.lifetimeHours, lifetime.abandonedAfterSeconds]);
+    return rows.length > 0;
+  }
+
+  async find(organizationId: string, key: string, sql: Sql = this.database): Promise<IdempotencyRecord | undefined> {
+    const [row] = await sql.rows<IdempotencyRecord>(FIND, [organizationId, key]);
+    return row;
+  }
+
+  /** Stores the first request's answer with its key. */
+  async complete(organizationId: string, key: string, answer: RecordedAnswer, sql: Sql = this.database): Promise<void> {
+    await sql.rows(COMPLETE, [organizationId, key, answer.statusCode, answer.contentType, answer.body]);
+  }
+
+  async forget(organizationId: string, key: string, sql: Sql = this.database): Promise<void> {
+    await sql.rows(FORGET, [organizationId, key]);
+  }
+
+  /** Deletes the keys of every organization older than `lifetimeHours`; returns how many. */
+  async deleteExpired(lifetimeHours: number, sql: Sql = this.database): Promise<number> {
+    return sql.count(DELETE_EXPIRED, [lifetimeHours]);
+  }
+}

@@ -1,0 +1,241 @@
+import type { ParticipantKind } from '@app/domain';
+import { Injectable } from '@nestjs/common';
+import { Database } from '../../database/database';
+import type { Sql } from '../../database/sql';
+
+/** A connection to open, as a join reports it. */
+export interface NewConnection {
+  organizationId: string;
+  roomId: string;
+  participantSid: string;
+  identity: string;
+  kind: ParticipantKind | null;
+  /** The token's languages (null for the translator, or a participant without a token). */
+  languages: string[] | null;
+  joinedAt: Date;
+  centsPerMinute: number;
+}
+
+/** A connection a join opened (one per room and participant sid). */
+export interface OpenedConnection {
+  id: number;
+  roomId: string;
+  participantSid: string;
+  kind: ParticipantKind | null;
+  identity: string;
+  joinedAt: Date;
+}
+
+/** What closing a connection needs to know of it. */
+export interface OpenConnection {
+  id: number;
+  organizationId: string;
+  roomId: string;
+  joinedAt: Date;
+  centsPerMinute: number;
+}
+
+/** A connection found by its participant: open (`leftAt` null) or closed. */
+export interface KnownConnection extends OpenConnection {
+  participantSid: string;
+  leftAt: Date | null;
+}
+
+/** The end of a connection, as the meter decided it. */
+export interface ConnectionEnd {
+  organizationId: string;
+  id: number;
+  leftAt: Date;
+  minutes: number;
+  cents: number;
+}
+
+/** A connection this close ended (one closed before is not among them). */
+export interface ClosedConnection {
+  id: number;
+  kind: ParticipantKind | null;
+  identity: string;
+  joinedAt: Date;
+  leftAt: Date;
+}
+
+/** What a room's totals move by: the minutes and cents of the connections that ended in it. */
+export interface RoomTotalsDelta {
+  organizationId: string;
+  roomId: string;
+  minutes: number;
+  cents: number;
+}
+
+interface OpenedRow {
+  id: number;
+  room_id: string;
+  participant_sid: string;
+  kind: ParticipantKind | null;
+  identity: string;
+  joined_at: Date;
+}
+
+interface OpenRow {
+  id: number;
+  organization_id: string;
+  room_id: string;
+  joined_at: Date;
+  cents_per_minute: number;
+}
+
+interface KnownRow extends OpenRow {
+  participant_sid: string;
+  left_at: Date | null;
+}
+
+interface ClosedRow {
+  id: number;
+  kind: ParticipantKind | null;
+  identity: string;
+  joined_at: Date;
+  left_at: Date;
+}
+
+// The languages travel as jsonb: an array of text arrays cannot be passed as one parameter.
+const OPEN = `INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, cents_per_minute)
+  SELECT room_id, organization_id, sid, identity, kind,
+         CASE WHEN languages IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(languages)) END, joined_at, rate
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[], $8::int[])
+      AS j(room_id, organization_id, sid, identity, kind, languages, joined_at, rate)
+  ON CONFLICT (room_id, participant_sid) DO NOTHING RETURNING id, room_id, participant_sid, kind, identity, joined_at`;
+
+const BY_PARTICIPANT = `SELECT c.id, c.organization_id, c.room_id, c.joined_at, c.cents_per_minute, c.left_at, c.participant_sid
+  FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS p(organization_id, room_id, sid)
+  JOIN connections c ON c.room_id = p.room_id AND c.participant_sid = p.sid AND c.organization_id = p.organization_id`;
+
+const OPEN_BY_ID = `SELECT id, organization_id, room_id, joined_at, cents_per_minute FROM connections
+  WHERE id = $1 AND organization_id = $2 AND left_at IS NULL`;
+
+const OPEN_IN_ROOM = `SELECT id, organization_id, room_id, joined_at, cents_per_minute FROM connections
+  WHERE room_id = $1 AND organization_id = $2 AND left_at IS NULL`;
+
+const CLOSE = `UPDATE connections c SET left_at = v.left_at, connection_minutes = v.minutes, charged_cents = v.cents
+  FROM unnest($1::bigint[], $2::uuid[], $3::timestamptz[], $4::int[], $5::bigint[]) AS v(id, organization_id, left_at, minutes, cents)
+  WHERE c.id = v.id AND c.organization_id = v.organization_id AND c.left_at IS NULL
+  RETURNING c.id, c.kind, c.identity, c.joined_at, c.left_at`;
+
+const CONNECTED_LANGUAGES = `SELECT c.room_id, array_agg(DISTINCT l ORDER BY l) AS languages
+  FROM unnest($1::uuid[], $2::uuid[]) AS r(organization_id, id)
+  JOIN connections c ON c.room_id = r.id AND c.organization_id = r.organization_id, unnest(c.languages) AS l
+  WHERE c.left_at IS NULL AND c.kind IS DISTINCT FROM 'translator'
+  GROUP BY c.room_id`;
+
+const ADD_TO_ROOM_TOTALS = `UPDATE rooms r SET total_connection_minutes = r.total_connection_minutes + t.minutes,
+    total_charged_cents = r.total_charged_cents + t.cents
+  FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::bigint[]) AS t(organization_id, id, minutes, cents)
+  WHERE r.id = t.id AND r.organization_id = t.organization_id`;
+
+const toOpen = (row: OpenRow): OpenConnection => ({
+  id: Number(row.id),
+  organizationId: row.organization_id,
+  roomId: row.room_id,
+  joinedAt: row.joined_at,
+  centsPerMinute: row.cents_per_minute,
+});
+
+/**
+ * Connections, one per room and participant sid: opened by the join, closed once with their minutes
+ * and charge, and the rooms' running totals of the connections that ended in them. Every statement
+ * is scoped to the organization of the room it reads or changes.
+ */
+@Injectable()
+export class ConnectionsRepository {
+  constructor(private readonly database: Database) {}
+
+  /** Opens the connections not opened before (a repeated join opens nothing); returns those it opened. */
+  async open(connections: NewConnection[], sql: Sql = this.database): Promise<OpenedConnection[]> {
+    if (connections.length === 0) return [];
+    const rows = await sql.rows<OpenedRow>(OPEN, [
+      connections.map((c) => c.roomId),
+      connections.map((c) => c.organizationId),
+      connections.map((c) => c.participantSid),
+      connections.map((c) => c.identity),
+      connections.map((c) => c.kind),
+      connections.map((c) => (c.languages ? JSON.stringify(c.languages) : null)),
+      connections.map((c) => c.joinedAt),
+      connections.map((c) => c.centsPerMinute),
+    ]);
+    return rows.map((row) => ({
+      id: Number(row.id),
+      roomId: row.room_id,
+      participantSid: row.participant_sid,
+      kind: row.kind,
+      identity: row.identity,
+      joinedAt: row.joined_at,
+    }));
+  }
+
+  /** The connections of these participants (by room and sid), open or closed; those never opened are left out. */
+  async byParticipant(
+    participants: { organizationId: string; roomId: string; participantSid: string }[],
+    sql: Sql = this.database,
+  ): Promise<KnownConnection[]> {
+    if (participants.length === 0) return [];
+    const rows = await sql.rows<KnownRow>(BY_PARTICIPANT, [
+      participants.map((p) => p.organizationId),
+      participants.map((p) => p.roomId),
+      participants.map((p) => p.participantSid),
+    ]);
+    return rows.map((row) => ({ ...toOpen(row), participantSid: row.participant_sid, leftAt: row.left_at }));
+  }
+
+  /** The connection, if it is still open. */
+  async findOpen(organizationId: string, connectionId: number, sql: Sql = this.database): Promise<OpenConnection | null> {
+    const [row] = await sql.rows<OpenRow>(OPEN_BY_ID, [connectionId, organizationId]);
+    return row ? toOpen(row) : null;
+  }
+
+  /** The room's open connections. */
+  async openInRoom(organizationId: string, roomId: string, sql: Sql = this.database): Promise<OpenConnection[]> {
+    return (await sql.rows<OpenRow>(OPEN_IN_ROOM, [roomId, organizationId])).map(toOpen);
+  }
+
+  /**
+   * Ends the connections with one statement, each with its minutes and charge; one already closed
+   * (by an earlier close, or a concurrent one) is left as it is and not returned.
+   */
+  async close(ends: ConnectionEnd[], sql: Sql = this.database): Promise<ClosedConnection[]> {
+    if (ends.length === 0) return [];
+    const rows = await sql.rows<ClosedRow>(CLOSE, [
+      ends.map((e) => e.id),
+      ends.map((e) => e.organizationId),
+      ends.map((e) => e.leftAt),
+      ends.map((e) => e.minutes),
+      ends.map((e) => e.cents),
+    ]);
+    return rows.map((row) => ({
+      id: Number(row.id),
+      kind: row.kind,
+      identity: row.identity,
+      joinedAt: row.joined_at,
+      leftAt: row.left_at,
+    }));
+  }
+
+  /** By room: the languages its connected people (not the translator) hold, sorted; a room where none are held is left out. */
+  async connectedLanguages(rooms: { organizationId: string; id: string }[], sql: Sql = this.database): Promise<Map<string, string[]>> {
+    if (rooms.length === 0) return new Map();
+    const rows = await sql.rows<{ room_id: string; languages: string[] }>(CONNECTED_LANGUAGES, [
+      rooms.map((room) => room.organizationId),
+      rooms.map((room) => room.id),
+    ]);
+    return new Map(rows.map((row) => [row.room_id, row.languages]));
+  }
+
+  /** Adds the minutes and cents of connections that ended to their rooms' totals, one statement for all. */
+  async addToRoomTotals(deltas: RoomTotalsDelta[], sql: Sql = this.database): Promise<void> {
+    if (deltas.length === 0) return;
+    await sql.rows(ADD_TO_ROOM_TOTALS, [
+      deltas.map((d) => d.organizationId),
+      deltas.map((d) => d.roomId),
+      deltas.map((d) => d.minutes),
+      deltas.map((d) => d.cents),
+    ]);
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { RoomsModule } from '../rooms/rooms.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { LiveKitEventProcessor } from './livekit-event-processor';
+import { LiveKitEventsWorker } from './livekit-events.worker';
+import { MeteringModule } from './metering.module';
+
+/**
+ * Applies the LiveKit events webhooks/ stored (the livekit-events queue) to rooms and connections.
+ * A module of its own so that no import goes in a circle: it imports rooms (which import the meter),
+ * the meter, and webhooks (for the stored events); none of them imports it.
+ */
+@Module({
+  imports: [MeteringModule, RoomsModule, WebhooksModule],
+  providers: [LiveKitEventProcessor, LiveKitEventsWorker],
+})
+export class LiveKitEventsModule {}

@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { Database } from '../../database/database';
+import type { Sql } from '../../database/sql';
+
+/** What a room counts for in the slot of its start. */
+export interface CountedRoom {
+  id: string;
+  organizationId: string;
+  startedAt: Date | null;
+  /** Its minutes so far, translator included. */
+  minutes: number;
+  /** Its connections of people (not the translator), open or closed. */
+  participants: number;
+}
+
+/** What one write adds to a usage slot (negative to take a room out of it). */
+export interface SlotDelta {
+  minutes: number;
+  sessions: number;
+  participants: number;
+}
+
+interface CountedRoomRow {
+  id: string;
+  organization_id: string;
+  started_at: Date | null;
+  minutes: number;
+  participants: number;
+}
+
+const COUNTED_ROOMS = `SELECT r.id, r.organization_id, r.started_at, r.total_connection_minutes AS minutes,
+    (SELECT count(*)::int FROM connections c
+      WHERE c.room_id = r.id AND c.organization_id = r.organization_id AND c.kind IS DISTINCT FROM 'translator') AS participants
+  FROM unnest($1::uuid[], $2::uuid[]) AS q(organization_id, id)
+  JOIN rooms r ON r.id = q.id AND r.organization_id = q.organization_id`;
+
+const ADD_TO_SLOT = `INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants) VALUES ($1, to_timestamp($2), $3, $4, $5)
+  ON CONFLICT (organization_id, slot) DO UPDATE SET minutes = usage_slots.minutes + EXCLUDED.minutes,
+    sessions = usage_slots.sessions + EXCLUDED.sessions, participants = usage_slots.participants + EXCLUDED.participants`;
+
+const BUMP_VERSION = `INSERT INTO usage_versions (organization_id, version) VALUES ($1, $2)
+  ON CONFLICT (organization_id) DO UPDATE SET version = usage_versions.version + EXCLUDED.version`;
+
+/**
+ * The writes of the usage rollup: 15-minute slots per organization (minutes, sessions, participants)
+ * and the organization's usage version, which moves with every write so cached overviews key on it.
+ * The reads of the overview are UsageService's.
+ */
+@Injectable()
+export class UsageRollupsRepository {
+  constructor(private readonly database: Database) {}
+
+  /** What these rooms count for now (their start, minutes and participants); rooms not found are left out. */
+  async countedRooms(rooms: { organizationId: string; id: string }[], sql: Sql = this.database): Promise<CountedRoom[]> {
+    if (rooms.length === 0) return [];
+    const rows = await sql.rows<CountedRoomRow>(COUNTED_ROOMS, [rooms.map((room) => room.organizationId), rooms.map((room) => room.id)]);
+    return rows.map((row) => ({
+      id: row.id,
+      organizationId: row.organization_id,
+      startedAt: row.started_at,
+      minutes: Number(row.minutes),
+      participants: Number(row.participants),
+    }));
+  }
+
+  /** Adds to the slot starting at `slotSeconds` (epoch seconds), creating it at zero first. */
+  async addToSlot(organizationId: string, slotSeconds: number, delta: SlotDelta, sql: Sql = this.database): Promise<void> {
+    await sql.rows(ADD_TO_SLOT, [organizationId, slotSeconds, delta.minutes, delta.sessions, delta.participants]);
+  }
+
+  /** Moves the organization's usage version by `writes`. */
+  async bumpVersion(organizationId: string, writes: number, sql: Sql = this.database): Promise<void> {
+    await sql.rows(BUMP_VERSION, [organizationId, writes]);
+  }
+}

@@ -1,0 +1,178 @@
+import type { DataSource } from 'typeorm';
+import { createDataSource } from '../../src/database/data-source';
+import { Database } from '../../src/database/database';
+import { ConnectionsRepository, type NewConnection } from '../../src/modules/metering/connections.repository';
+import { insertOrganization, insertRoom } from '../support/metering-fixtures';
+import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+
+/**
+ * ConnectionsRepository on the real database, without the application: a participant's connection
+ * is opened once whatever the repeats, closed once with the first end's minutes and charge, and no
+ * statement reads or changes another organization's connections or rooms.
+ */
+describe('ConnectionsRepository', () => {
+  let databaseUrl: string;
+  let db: DataSource;
+  let connections: ConnectionsRepository;
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase();
+    db = createDataSource(databaseUrl);
+    await db.initialize();
+    connections = new ConnectionsRepository(new Database(db));
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await dropTestDatabase(databaseUrl);
+  });
+
+  const joinedAt = new Date('2025-03-01T10:00:00.000Z');
+
+  async function roomOfNewOrganization() {
+    const org = await insertOrganization(db);
+    const room = await insertRoom(db, org, { status: 'active', startedAt: joinedAt });
+    const join = (sid: string, more: Partial<NewConnection> = {}): NewConnection => ({
+      organizationId: org.organizationId,
+      roomId: room.id,
+      participantSid: sid,
+      identity: `who-${sid}`,
+      kind: 'member',
+      languages: ['en'],
+      joinedAt,
+      centsPerMinute: 3,
+      ...more,
+    });
+    return { org, room, join };
+  }
+
+  const stored = async (roomId: string) =>
+    (await db.query(
+      `SELECT participant_sid, kind, languages, left_at, connection_minutes, charged_cents FROM connections WHERE room_id = $1 ORDER BY participant_sid`,
+      [roomId],
+    )) as { participant_sid: string; kind: string | null; languages: string[] | null; left_at: Date | null }[];
+
+  it('opens one connection per participant sid, however often its join is repeated, and returns only those it opened', async () => {
+    const { room, join } = await roomOfNewOrganization();
+    const first = await connections.open([join('PA_a'), join('PA_b', { kind: 'translator', languages: null }), join('PA_a')]);
+    expect(first).toEqual([
+      { id: expect.any(Number), roomId: room.id, participantSid: 'PA_a', kind: 'member', identity: 'who-PA_a', joinedAt },
+      { id: expect.any(Number), roomId: room.id, participantSid: 'PA_b', kind: 'translator', identity: 'who-PA_b', joinedAt },
+    ]);
+    expect(await connections.open([join('PA_a', { identity: 'someone-else' }), join('PA_c', { languages: ['de', 'en'] })])).toEqual([
+      expect.objectContaining({ participantSid: 'PA_c' }),
+    ]);
+    expect(await stored(room.id)).toEqual([
+      expect.objectContaining({ participant_sid: 'PA_a', kind: 'member', languages: ['en'] }),
+      expect.objectContaining({ participant_sid: 'PA_b', kind: 'translator', languages: null }),
+      expect.objectContaining({ participant_sid: 'PA_c', kind: 'member', languages: ['de', 'en'] }),
+    ]);
+  });
+
+  it('finds connections by participant only within their organization, open or closed', async () => {
+    const { org, room, join } = await roomOfNewOrganization();
+    const other = await roomOfNewOrganization();
+    const [a] = await connections.open([join('PA_a')]);
+    await connections.open([other.join('PA_a')]);
+    await connections.close([
+      { organizationId: org.organizationId, id: a.id, leftAt: new Date(joinedAt.getTime() + 60_000), minutes: 1, cents: 3 },
+    ]);
+    const key = { organizationId: org.organizationId, roomId: room.id, participantSid: 'PA_a' };
+    expect(await connections.byParticipant([key, { ...key, participantSid: 'PA_never' }])).toEqual([
+      {
+        id: a.id,
+        organizationId: org.organizationId,
+        roomId: room.id,
+        participantSid: 'PA_a',
+        joinedAt,
+        leftAt: new Date(joinedAt.getTime() + 60_000),
+        centsPerMinute: 3,
+      },
+    ]);
+    // Another organization's room, asked for under this organization: nothing.
+    expect(await connections.byParticipant([{ ...key, roomId: other.room.id }])).toEqual([]);
+  });
+
+  it('closes a connection once: a later close, or one under another organization, changes nothing', async () => {
+    const { org, room, join } = await roomOfNewOrganization();
+    const other = await insertOrganization(db);
+    const [a, b] = await connections.open([join('PA_a'), join('PA_b', { kind: 'translator', languages: null })]);
+    const leftAt = new Date(joinedAt.getTime() + 90_000);
+    expect(await connections.close([{ organizationId: other.organizationId, id: a.id, leftAt, minutes: 2, cents: 6 }])).toEqual([]);
+    expect(await connections.findOpen(org.organizationId, a.id)).toEqual(expect.objectContaining({ id: a.id }));
+
+    const closed = await connections.close([
+      { organizationId: org.organizationId, id: a.id, leftAt, minutes: 2, cents: 6 },
+      { organizationId: org.organizationId, id: b.id, leftAt, minutes: 2, cents: 10 },
+    ]);
+    expect(closed.sort((x, y) => x.id - y.id)).toEqual([
+      { id: a.id, kind: 'member', identity: 'who-PA_a', joinedAt, leftAt },
+      { id: b.id, kind: 'translator', identity: 'who-PA_b', joinedAt, leftAt },
+    ]);
+    const again = await connections.close([
+      { organizationId: org.organizationId, id: a.id, leftAt: new Date(leftAt.getTime() + 600_000), minutes: 12, cents: 36 },
+    ]);
+    expect(again).toEqual([]);
+    expect(await stored(room.id)).toEqual([
+      expect.objectContaining({ participant_sid: 'PA_a', left_at: leftAt, connection_minutes: 2, charged_cents: 6 }),
+      expect.objectContaining({ participant_sid: 'PA_b', left_at: leftAt, connection_minutes: 2, charged_cents: 10 }),
+    ]);
+    expect(await connections.findOpen(org.organizationId, a.id)).toBeNull();
+  });
+
+  it("reads a room's open connections only under its organization", async () => {
+    const { org, room, join } = await roomOfNewOrganization();
+    const other = await insertOrganization(db);
+    const [a, b] = await connections.open([join('PA_a'), join('PA_b')]);
+    await connections.close([{ organizationId: org.organizationId, id: a.id, leftAt: joinedAt, minutes: 0, cents: 0 }]);
+    expect(await connections.openInRoom(org.organizationId, room.id)).toEqual([
+      { id: b.id, organizationId: org.organizationId, roomId: room.id, joinedAt, centsPerMinute: 3 },
+    ]);
+    expect(await connections.openInRoom(other.organizationId, room.id)).toEqual([]);
+    expect(await connections.findOpen(other.organizationId, b.id)).toBeNull();
+  });
+
+  it('reads the languages connected people hold, by room: the translator and those who left do not count', async () => {
+    const one = await roomOfNewOrganization();
+    const two = await roomOfNewOrganization();
+    const silent = await roomOfNewOrganization();
+    const opened = await connections.open([
+      one.join('PA_a', { languages: ['en'] }),
+      one.join('PA_b', { languages: ['de', 'en'] }),
+      one.join('PA_t', { kind: 'translator', languages: ['fr'] }),
+      one.join('PA_gone', { languages: ['es'] }),
+    ]);
+    await connections.open([two.join('PA_x', { languages: ['it'] })]);
+    await connections.open([silent.join('PA_s', { languages: null })]);
+    const gone = opened.find((c) => c.participantSid === 'PA_gone')!;
+    await connections.close([{ organizationId: one.org.organizationId, id: gone.id, leftAt: joinedAt, minutes: 0, cents: 0 }]);
+    const held = await connections.connectedLanguages([
+      { organizationId: one.org.organizationId, id: one.room.id },
+      { organizationId: two.org.organizationId, id: two.room.id },
+      { organizationId: silent.org.organizationId, id: silent.room.id },
+      // another organization's room, asked for under the first organization
+      { organizationId: one.org.organizationId, id: two.room.id },
+    ]);
+    expect([...held.entries()].sort()).toEqual(
+      [
+        [one.room.id, ['de', 'en']],
+        [two.room.id, ['it']],
+      ].sort(),
+    );
+    expect(await connections.connectedLanguages([{ organizationId: one.org.organizationId, id: two.room.id }])).toEqual(new Map());
+  });
+
+  it("adds to rooms' totals only under their organization, as numbers", async () => {
+    const { org, room } = await roomOfNewOrganization();
+    const other = await insertOrganization(db);
+    await connections.addToRoomTotals([
+      { organizationId: org.organizationId, roomId: room.id, minutes: 2, cents: 6 },
+      { organizationId: other.organizationId, roomId: room.id, minutes: 100, cents: 300 },
+    ]);
+    await connections.addToRoomTotals([{ organizationId: org.organizationId, roomId: room.id, minutes: 3, cents: 9_000_000_000 }]);
+    const [totals] = (await db.query(`SELECT total_connection_minutes, total_charged_cents FROM rooms WHERE id = $1`, [room.id])) as {
+      total_connection_minutes: number;
+      total_charged_cents: number;
+    }[];
+    expect(totals).toEqual({ total_connection_minutes: 5, total_charged_cents: 9_000_000_006 });
+  });
+});

@@ -1,0 +1,174 @@
+import type { DataSource } from 'typeorm';
+import { createDataSource } from '../../src/database/data-source';
+import { Database } from '../../src/database/database';
+import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
+import { insertOrganization, insertRoom } from '../support/metering-fixtures';
+import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+
+/**
+ * The lifecycle statements of RoomsRepository (those LiveKit events and ending a room run) on the
+ * real database, without the application: locks that hold, an end never before the room started or
+ * was created, translator presence flipping with its generation, and another organization's rooms
+ * never changed.
+ */
+describe('RoomsRepository, lifecycle', () => {
+  let databaseUrl: string;
+  let db: DataSource;
+  let database: Database;
+  let rooms: RoomsRepository;
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabase();
+    db = createDataSource(databaseUrl);
+    await db.initialize();
+    database = new Database(db);
+    rooms = new RoomsRepository(database);
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await dropTestDatabase(databaseUrl);
+  });
+
+  const row = async (roomId: string) =>
+    (
+      (await db.query(`SELECT status, started_at, ended_at, translator_present, translator_generation FROM rooms WHERE id = $1`, [
+        roomId,
+      ])) as {
+        status: string;
+        started_at: Date | null;
+        ended_at: Date | null;
+        translator_present: boolean;
+        translator_generation: number;
+      }[]
+    )[0];
+
+  /** Whether another session can take the room's row lock now. */
+  const lockable = async (roomId: string) =>
+    db.query(`SELECT 1 FROM rooms WHERE id = $1 FOR UPDATE NOWAIT`, [roomId]).then(
+      () => true,
+      () => false,
+    );
+
+  it('locks rooms by LiveKit name, in id order, leaving unknown names out; the locks hold until commit', async () => {
+    const org = await insertOrganization(db);
+    const other = await insertOrganization(db);
+    const a = await insertRoom(db, org);
+    const b = await insertRoom(db, other, { status: 'active', startedAt: new Date('2025-03-01T10:00:00.000Z') });
+    await database.transaction(async (tx) => {
+      const locked = await rooms.lockByLiveKitNames([b.livekitName, 'unknown.room', a.livekitName], tx);
+      expect(locked.map((room) => room.id)).toEqual([a.id, b.id].sort());
+      expect(locked.find((room) => room.id === b.id)).toEqual({
+        id: b.id,
+        organization_id: other.organizationId,
+        name: expect.any(String),
+        livekit_name: b.livekitName,
+        status: 'active',
+        started_at: new Date('2025-03-01T10:00:00.000Z'),
+        ended_at: null,
+        streaming_mode: null,
+        translator_present: false,
+        translator_generation: 0,
+      });
+      expect(await lockable(a.id)).toBe(false);
+      expect(await lockable(b.id)).toBe(false);
+    });
+    expect(await lockable(a.id)).toBe(true);
+  });
+
+  it("locks a room by id only under its organization's id", async () => {
+    const [org, other] = [await insertOrganization(db), await insertOrganization(db)];
+    const room = await insertRoom(db, org);
+    await database.transaction(async (tx) => {
+      expect(await rooms.lockForLifecycle(other.organizationId, room.id, tx)).toBeNull();
+      expect(await lockable(room.id)).toBe(true);
+      expect(await rooms.lockForLifecycle(org.organizationId, room.id, tx)).toEqual(
+        expect.objectContaining({ id: room.id, status: 'created' }),
+      );
+      expect(await lockable(room.id)).toBe(false);
+    });
+  });
+
+  it('ends a room at the latest of the given time, its start and its creation', async () => {
+    const org = await insertOrganization(db);
+    const createdAt = new Date('2025-03-01T09:00:00.000Z');
+    const startedAt = new Date('2025-03-01T10:00:00.000Z');
+    const cases = [
+      { at: new Date('2025-03-01T08:00:00.000Z'), startedAt: null, ends: createdAt },
+      { at: new Date('2025-03-01T09:30:00.000Z'), startedAt, ends: startedAt },
+      { at: new Date('2025-03-01T11:00:00.000Z'), startedAt, ends: new Date('2025-03-01T11:00:00.000Z') },
+    ];
+    for (const { at, startedAt: started, ends } of cases) {
+      const room = await insertRoom(db, org, { status: started ? 'active' : 'created', startedAt: started, createdAt });
+      expect(await rooms.end(org.organizationId, room.id, at)).toEqual(ends);
+      expect(await row(room.id)).toEqual(expect.objectContaining({ status: 'ended', ended_at: ends }));
+    }
+  });
+
+  it("does not end another organization's room", async () => {
+    const [org, other] = [await insertOrganization(db), await insertOrganization(db)];
+    const room = await insertRoom(db, org, { status: 'active', startedAt: new Date('2025-03-01T10:00:00.000Z') });
+    expect(await rooms.end(other.organizationId, room.id, new Date())).toBeNull();
+    expect(await row(room.id)).toEqual(expect.objectContaining({ status: 'active', ended_at: null }));
+  });
+
+  it('flips translator presence, each flip a new generation, only under the organization', async () => {
+    const [org, other] = [await insertOrganization(db), await insertOrganization(db)];
+    const room = await insertRoom(db, org, { status: 'active', startedAt: new Date() });
+    const untouched = await insertRoom(db, org, { status: 'active', startedAt: new Date() });
+    await rooms.flipTranslatorPresence([{ organizationId: org.organizationId, id: room.id }]);
+    expect(await row(room.id)).toEqual(expect.objectContaining({ translator_present: true, translator_generation: 1 }));
+    await rooms.flipTranslatorPresence([{ organizationId: other.organizationId, id: room.id }]);
+    expect(await row(room.id)).toEqual(expect.objectContaining({ translator_present: true, translator_generation: 1 }));
+    await rooms.flipTranslatorPresence([{ organizationId: org.organizationId, id: room.id }]);
+    expect(await row(room.id)).toEqual(expect.objectContaining({ translator_present: false, translator_generation: 2 }));
+    expect(await row(untouched.id)).toEqual(expect.objectContaining({ translator_present: false, translator_generation: 0 }));
+  });
+
+  it('activates rooms: those that start become active, every one takes its new start; never under another organization', async () => {
+    const [org, other] = [await insertOrganization(db), await insertOrganization(db)];
+    const created = await insertRoom(db, org);
+    const active = await insertRoom(db, org, { status: 'active', startedAt: new Date('2025-03-01T10:00:00.000Z') });
+    const foreign = await insertRoom(db, other);
+    const earlier = new Date('2025-03-01T09:59:00.000Z');
+    await rooms.activate([
+      { organizationId: org.organizationId, roomId: created.id, starts: true, startedAt: earlier },
+      { organizationId: org.organizationId, roomId: active.id, starts: false, startedAt: earlier },
+      { organizationId: org.organizationId, roomId: foreign.id, starts: true, startedAt: earlier },
+    ]);
+    expect(await row(created.id)).toEqual(expect.objectContaining({ status: 'active', started_at: earlier }));
+    expect(await row(active.id)).toEqual(expect.objectContaining({ status: 'active', started_at: earlier }));
+    expect(await row(foreign.id)).toEqual(expect.objectContaining({ status: 'created', started_at: null }));
+  });
+
+  it("ends the reservations of connected participants' tokens, returning their kind and languages; never another organization's", async () => {
+    const [org, other] = [await insertOrganization(db), await insertOrganization(db)];
+    const room = await insertRoom(db, org, { status: 'active', startedAt: new Date() });
+    const foreign = await insertRoom(db, other, { status: 'active', startedAt: new Date() });
+    for (const [roomId, identity, kind, languages] of [
+      [room.id, 'ann', 'member', ['en']],
+      [room.id, 'gus', 'guest', ['de', 'en']],
+      [foreign.id, 'ann', 'member', ['fr']],
+    ] as const) {
+      await db.query(
+        `INSERT INTO room_tokens (room_id, identity, kind, languages, reserved_until) VALUES ($1, $2, $3, $4, clock_timestamp() + interval '2 minutes')`,
+        [roomId, identity, kind, languages],
+      );
+    }
+    const released = await rooms.releaseReservations([
+      { organizationId: org.organizationId, roomId: room.id, identity: 'ann' },
+      { organizationId: org.organizationId, roomId: room.id, identity: 'gus' },
+      { organizationId: org.organizationId, roomId: room.id, identity: 'nobody' },
+      { organizationId: org.organizationId, roomId: foreign.id, identity: 'ann' },
+    ]);
+    expect(released.sort((a, b) => a.identity.localeCompare(b.identity))).toEqual([
+      { roomId: room.id, identity: 'ann', kind: 'member', languages: ['en'] },
+      { roomId: room.id, identity: 'gus', kind: 'guest', languages: ['de', 'en'] },
+    ]);
+    const reservations = (await db.query(`SELECT room_id, identity, reserved_until FROM room_tokens WHERE room_id = ANY($1)`, [
+      [room.id, foreign.id],
+    ])) as { room_id: string; identity: string; reserved_until: Date | null }[];
+    expect(reservations.filter((r) => r.reserved_until !== null)).toEqual([
+      expect.objectContaining({ room_id: foreign.id, identity: 'ann' }),
+    ]);
+  });
+});
