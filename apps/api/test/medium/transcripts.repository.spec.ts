@@ -99,10 +99,15 @@ describe('TranscriptsRepository', () => {
       record(room, 'b', 1_000, { participantIdentity: 'bob', language: 'es', translation: null }),
       record(room, 'y', 0),
     ]);
-    const all = await transcripts.all(owner.organizationId, room);
+    const all = await transcripts.page(owner.organizationId, room, { limit: 10, offset: 0 });
     // 0.4 ms is stored at millisecond precision: the same instant as 0, so the id decides.
     expect(all.map((s) => s.id)).toEqual(['y', 'z', 'b']);
     expect(all[0].started_at).toEqual(new Date(t0));
+    expect((await transcripts.all(owner.organizationId, room)).map((s) => [s.text, s.startedAt])).toEqual([
+      ['said y', new Date(t0)],
+      ['said z', new Date(t0)],
+      ['said b', new Date(t0 + 1_000)],
+    ]);
     expect(all[2]).toEqual({
       id: 'b',
       participant_identity: 'bob',
@@ -199,7 +204,7 @@ describe('TranscriptsRepository', () => {
     expect(await transcripts.deleteExpired(1)).toBe(1);
     expect(await transcripts.deleteExpired(100)).toBe(2);
     expect(await transcripts.deleteExpired(100)).toBe(0);
-    expect((await transcripts.all(short.organizationId, a)).map((s) => s.id)).toEqual(['a1']);
-    expect((await transcripts.all(standard.organizationId, b)).map((s) => s.id)).toEqual(['b3']);
+    expect((await transcripts.all(short.organizationId, a)).map((s) => s.text)).toEqual(['said a1']);
+    expect((await transcripts.all(standard.organizationId, b)).map((s) => s.text)).toEqual(['said b3']);
   });
 });

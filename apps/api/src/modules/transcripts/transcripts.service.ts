@@ -5,7 +5,7 @@ import { ApiError } from '../../common/errors/api-error';
 import { RequestValidationError } from '../../common/errors/validation-error';
 import { toPage, type Page } from '../../common/pagination/page';
 import type { TranscriptQueryDto, TranscriptSegmentView, TranscriptSettingsDto, TranscriptSettingsView } from './transcript.dto';
-import { TranscriptsRepository, type StoredSegment, type TranscriptRoom } from './transcripts.repository';
+import { TranscriptsRepository, type TranscriptRoom } from './transcripts.repository';
 
 const ROOM_NOT_FOUND = 'Room not found.';
 
@@ -36,10 +36,10 @@ export class TranscriptsService {
       ]);
     }
     const segments = await this.transcripts.all(actor.organizationId, roomId);
-    return exportTranscript(segments.map(asDomainSegment), {
+    return exportTranscript(segments, {
       format,
       language: language ?? null,
-      origin: transcriptOrigin(room.startedAt, segments[0]?.started_at ?? null),
+      origin: transcriptOrigin(room.startedAt, segments[0]?.startedAt ?? null),
     });
   }
 
@@ -65,12 +65,3 @@ export class TranscriptsService {
     return room;
   }
 }
-
-const asDomainSegment = (segment: StoredSegment) => ({
-  participantIdentity: segment.participant_identity,
-  language: segment.language,
-  text: segment.text,
-  translation: segment.translation,
-  startedAt: segment.started_at,
-  endedAt: segment.ended_at,
-});
