@@ -14,7 +14,7 @@ import { LocalAdmission, StreamBudget, type StreamAdmission } from '../capacity/
 import { AgentMetrics } from '../metrics/agent-metrics';
 import { LatencyTracker } from './latency-tracker';
 import { roomSupport } from './room-support';
-import { OUTPUT_SAMPLE_RATE, RoomTranslator } from './room-translator';
+import { OUTPUT_SAMPLE_RATE, RoomTranslator, type SegmentReporter } from './room-translator';
 import type { SpeechProviders } from './speaker-pipeline';
 
 initializeLogger({ pretty: false, level: 'error' });
@@ -74,7 +74,7 @@ describe('RoomTranslator on recorded speech (local pipeline, real AudioSource tr
   async function runRoom(
     mode: 'mono' | 'dual',
     speakers: { identity: string; languages: string[]; trackSid: string; audio: PcmAudio }[],
-    extra: { admission?: StreamAdmission; observer?: AgentMetrics } = {},
+    extra: { admission?: StreamAdmission; observer?: AgentMetrics; reporter?: SegmentReporter } = {},
   ) {
     const room = new FakeRoom();
     const audio = recordAudio();
@@ -323,6 +323,20 @@ describe('RoomTranslator on recorded speech (local pipeline, real AudioSource tr
       await deleteQueueKeys(redisUrl, prefix);
     }
   }, 120_000);
+
+  it('a transcript report that fails is logged; captions and speech go on', async () => {
+    const failures = errors.length;
+    const { room, audio } = await runRoom('dual', [{ identity: 'ana', languages: ['en'], trackSid: 'TR_ana', audio: goForward() }], {
+      reporter: { segment: async () => Promise.reject(new Error('redis away')) },
+    });
+    expect(captions(room.texts, 'translation').map((t) => t.text)).toEqual([expect.stringMatching(/diez metros/i)]);
+    expect(audio.seconds.get('es')).toBeGreaterThan(0.5);
+    const reportErrors = errors
+      .slice(failures)
+      .map(String)
+      .filter((e) => e.includes('not reported'));
+    expect(reportErrors).toEqual([expect.stringMatching(/^Error: transcript segment TR_ana-\w+-1 not reported: redis away$/)]);
+  }, 60_000);
 
   it('a pair the local pipeline cannot serve is refused in one line; a half-served pair serves its one direction', () => {
     const none = roomSupport(['de', 'fr'], providers);
