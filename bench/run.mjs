@@ -8,7 +8,7 @@
 //      BENCH_CONNECTIONS  autocannon connections (default 50)
 //      BENCH_SKIP_BUILD=1  use the existing dist/ instead of running `npm run build`
 //      BENCH_ONLY       run only the scenarios whose name contains this, or one of these comma-separated parts ('hostile' for the hostile-body and
-//                       webhook rows, 'webhooks' for the webhook rows alone)
+//                       webhook rows, 'webhooks' for the webhook rows alone, 'translator' or 'transcripts' for those rows alone)
 //      BENCH_COMPARE    a git ref (e.g. 08bd919): its production build runs beside this one on the same database
 //                       and each request row is measured for both builds and the baseline in alternating rounds,
 //                       printing new ÷ old (the worktree is kept under .data/bench-compare/ and reused)
@@ -396,8 +396,18 @@ async function translatorRow() {
   return 0;
 }
 
+/** The transcript rows (bench/transcripts.ts): segments stored per second with 200 rooms reporting at once, WebVTT of a 2-hour room. */
+async function transcriptRows() {
+  log('measuring transcripts: 200 rooms reporting segments at once, then WebVTT of a 2-hour room');
+  const out = (await run(process.execPath, ['-r', '@swc-node/register', 'bench/transcripts.ts'])).trim().split('\n');
+  const r = JSON.parse(out.pop());
+  process.stdout.write(`${out.join('\n')}\n`);
+  return r.pass ? 0 : 1;
+}
+
 async function main() {
   if (process.env.BENCH_ONLY && 'translator'.includes(process.env.BENCH_ONLY)) return translatorRow();
+  if (process.env.BENCH_ONLY && 'transcripts'.includes(process.env.BENCH_ONLY)) return transcriptRows();
   const scenarioModule = process.env.BENCH_SCENARIOS
     ? pathToFileURL(path.resolve(process.env.BENCH_SCENARIOS)).href
     : new URL('./scenarios.mjs', import.meta.url).href;
@@ -710,7 +720,8 @@ async function main() {
     );
     if (attack) process.stdout.write(formatAttackRow(attack));
     if (!process.env.BENCH_ONLY) await translatorRow();
-    return rows.some((row) => row.error) ? 1 : 0;
+    const transcriptsFailed = !process.env.BENCH_ONLY && (await transcriptRows()) !== 0;
+    return rows.some((row) => row.error) || transcriptsFailed ? 1 : 0;
   } finally {
     await cleanup();
   }

@@ -9,7 +9,7 @@ import type { AppConfig } from './config/app-config';
 import type { Server } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { mountOpenApi } from './openapi';
-import { Metrics } from './modules/metrics/metrics';
+import { Metrics } from './common/metrics/metrics';
 import { readBodies } from './common/http/body-parsers';
 import { allowBrowsers } from './common/http/browser-access';
 import { requestEnvelope } from './common/http/request-envelope';

@@ -17,6 +17,7 @@ import { RoomsModule } from './modules/rooms/rooms.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { LiveKitEventsModule } from './modules/metering/livekit-events.module';
 import { TranslationStatsModule } from './modules/translation-stats/translation-stats.module';
+import { TranscriptsModule } from './modules/transcripts/transcripts.module';
 import { DatabaseModule } from './database/database.module';
 import { QueueModule } from './queue/queue.module';
 import { IdempotencyModule } from './modules/idempotency/idempotency.module';
@@ -51,6 +52,7 @@ export class AppModule {
         StripeEventsModule,
         UsageModule,
         TranslationStatsModule,
+        TranscriptsModule,
         CustomerWebhooksModule,
       ],
     };

@@ -82,6 +82,7 @@ export default defineAgent({
       onError: (error) => logger.error({ error, roomId: job.roomId }, 'translation pipeline error'),
       admission: channel ?? unlimitedAdmission,
       observer: metrics,
+      reporter,
     });
     translator.listen();
     await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);

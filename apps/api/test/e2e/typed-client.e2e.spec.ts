@@ -107,6 +107,7 @@ describe('a client generated from /openapi.json (openapi-typescript + openapi-fe
       checkout: 503,
       usage: { buckets: expect.any(Number), granularity: 'day' },
       translator: false,
+      transcript: { segments: 0, next_offset: null },
       keys: { prefix: 'trk_', listed: true, revoked: 204 },
       ended: 204,
     });

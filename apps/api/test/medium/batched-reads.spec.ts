@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { OrganizationVersions } from '../../src/common/caching/organization-versions';
+import { OrganizationVersions } from '../../src/common/caching/organization-versions.repository';
 import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { poolOf } from '../../src/database/pool';

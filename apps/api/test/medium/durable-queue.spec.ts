@@ -9,7 +9,7 @@ import { CustomerEvents } from '../../src/modules/customer-webhooks/customer-eve
 import { CustomerWebhookDelivery } from '../../src/modules/customer-webhooks/customer-webhook-delivery';
 import { WebhookDeliveriesRepository } from '../../src/modules/customer-webhooks/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
-import { Metrics } from '../../src/modules/metrics/metrics';
+import { Metrics } from '../../src/common/metrics/metrics';
 import { InboundEvents } from '../../src/modules/webhooks/inbound-events';
 import { InboundEventsRepository } from '../../src/modules/webhooks/inbound-events.repository';
 import { DurableQueue, type DurableSource } from '../../src/queue/durable-queue';

@@ -61,6 +61,10 @@ export class OpenApiAnswers {
       where = `${method.toUpperCase()} ${path.template}`;
     }
     if (!answer) return `${request}: status ${res.status} is not documented for ${where}`;
+    const type = String(res.headers['content-type'] ?? '').split(';')[0];
+    const text = type !== 'application/json' ? answer.content?.[type]?.schema : undefined;
+    // A text answer (WebVTT, SubRip) the document declares for this status: its type is what is checked.
+    if (text) return text.type === 'string' ? null : `${request}: ${type} is not documented as text for ${where}`;
     const schema = answer.content?.['application/json']?.schema;
     if (!schema) {
       return res.text ? `${request}: the document says no body, the API sent ${res.text.slice(0, 200)}` : null;

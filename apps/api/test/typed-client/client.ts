@@ -104,6 +104,12 @@ async function main(): Promise<void> {
     'getTranslationStats',
   );
   seen.translator = stats.translator_present;
+  const transcript = must(
+    await client.GET('/v1/rooms/{room_id}/transcript', { params: { path: { room_id: room.id }, query: { limit: 10, format: 'json' } } }),
+    'getRoomTranscript',
+  );
+  // The operation also answers WebVTT and SubRip text (format=vtt|srt): the JSON page is the object.
+  seen.transcript = typeof transcript === 'string' ? 'text' : { segments: transcript.items.length, next_offset: transcript.next_offset };
 
   const key = must(await client.POST('/v1/api-keys', { body: { name: 'typed client' } }), 'createApiKey');
   const keys = must(await client.GET('/v1/api-keys', { params: { query: { limit: 50 } } }), 'listApiKeys');

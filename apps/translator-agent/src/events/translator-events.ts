@@ -1,7 +1,25 @@
-import { QUEUES, type TranslatorEventJob } from '@app/contracts';
+import { QUEUES, type TranscriptSegmentReport, type TranslatorEventJob } from '@app/contracts';
 import { Queue } from 'bullmq';
 import IORedis, { type Redis } from 'ioredis';
 import type { DirectionReport } from '../translation/latency-tracker';
+import type { FinalSegment } from '../translation/speaker-pipeline';
+
+/** A final segment as the translator-events job carries it: ISO 8601 UTC times, millisecond precision. */
+export function segmentReport(session: { roomId: string; livekitRoom: string }, s: FinalSegment, at = new Date()): TranscriptSegmentReport {
+  return {
+    type: 'segment',
+    roomId: session.roomId,
+    livekitRoom: session.livekitRoom,
+    at: at.toISOString(),
+    segmentId: s.segmentId,
+    participantIdentity: s.speakerIdentity,
+    language: s.language,
+    text: s.text,
+    translation: s.translation ? { language: s.translation.language, text: s.translation.text } : null,
+    startedAt: new Date(s.startedAt).toISOString(),
+    endedAt: new Date(s.endedAt).toISOString(),
+  };
+}
 
 /**
  * Reports one translator session (one LiveKit job) to the API over the translator-events queue.
@@ -37,6 +55,11 @@ export class TranslatorEventsReporter {
 
   left(at = new Date()): Promise<void> {
     return this.add('left', { type: 'left', roomId: this.session.roomId, livekitRoom: this.session.livekitRoom, at: at.toISOString() });
+  }
+
+  /** One final segment of the room's transcript (job id `<session>.segment.<segmentId>`: a re-sent one is stored once). */
+  segment(s: FinalSegment, at = new Date()): Promise<void> {
+    return this.add(`segment.${s.segmentId.replaceAll(':', '_')}`, segmentReport(this.session, s, at)); // BullMQ ids cannot hold ':'
   }
 
   async latency(reports: DirectionReport[], at = new Date()): Promise<void> {

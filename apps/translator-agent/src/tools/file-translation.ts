@@ -7,6 +7,7 @@ import { LanguageOutput } from '../translation/language-output';
 import { LatencyTracker } from '../translation/latency-tracker';
 import {
   SpeakerPipeline,
+  type FinalSegment,
   type SpeechProviders,
   type TranscriptSegment,
   type TranslationOutputs,
@@ -38,6 +39,12 @@ export interface FileTranslationOptions {
   observer?: PipelineObserver;
   /** Also publishes the captions, as the agent does (tests read what a room would receive). */
   captions?: Pick<TranslationOutputs, 'transcript' | 'translation'>;
+  /** Who speaks in the file (captions, transcript): default `file`. */
+  identity?: string;
+  /** Segment ids are `<prefix>-<n>`: default `file`; unique per run when reported into a room's transcript. */
+  segmentPrefix?: string;
+  /** Each final segment with its translation (or none), in spoken order: a room's transcript (`--room`). */
+  report?: (segment: FinalSegment) => Promise<void>;
 }
 
 export interface FileTranslation {
@@ -58,6 +65,8 @@ export interface FileTranslationDetail {
   frameRates: number[];
   transcripts: TranscriptSegment[];
   translations: TranslationSegment[];
+  /** The final segments as reported (whether or not a `report` was given). */
+  segments: FinalSegment[];
   /** Wall-clock marks of the first utterance (performance.now() ms), for the benchmark's breakdown. */
   firstUtterance: { speechEndAt: number; finalAt: number; firstAudioAt: number } | null;
 }
@@ -96,6 +105,7 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
   const frameMs = options.frameMs ?? 10;
   const transcripts: TranscriptSegment[] = [];
   const translations: TranslationSegment[] = [];
+  const segments: FinalSegment[] = [];
   const captured: Int16Array[] = [];
   const frameRates = new Set<number>();
   let firstAudioAt: number | null = null;
@@ -120,13 +130,17 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
       await options.captions?.translation(s);
     },
     play: (target, frames) => (target === options.to ? output.play(frames) : Promise.resolve()),
+    segment: async (s) => {
+      segments.push(s);
+      await options.report?.(s);
+    },
   };
   const pipeline = new SpeakerPipeline({
     providers: options.providers,
     mode: 'dual',
     roomLanguages: [options.from, options.to],
-    speaker: { identity: 'file', languages: [options.from], trackSid: 'TR_file' },
-    segmentPrefix: 'file',
+    speaker: { identity: options.identity ?? 'file', languages: [options.from], trackSid: 'TR_file' },
+    segmentPrefix: options.segmentPrefix ?? 'file',
     outputs,
     latency: new LatencyTracker(),
     onError: options.onError,
@@ -177,6 +191,7 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
     frameRates: [...frameRates],
     transcripts,
     translations,
+    segments,
     firstUtterance,
   };
 }

@@ -1,9 +1,14 @@
+import { QUEUES, type TranscriptSegmentReport, type TranslatorEventJob } from '@app/contracts';
+import { Queue } from 'bullmq';
+import IORedis from 'ioredis';
 import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { LIBRIVOX } from '../../test/support/local-speech';
+import { deleteQueueKeys } from '../../test/support/recorded-room';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
 import { parseWav } from './wav';
 import { wordErrorRate } from './wer';
@@ -47,8 +52,75 @@ describe('npm run -s translate:file', () => {
     expect(Number(result.first_audio_ms)).toBeLessThan(Date.now() - started);
   }, 90_000);
 
+  it("--room: the final segments go into that room's transcript as segment jobs on the translator-events queue", async () => {
+    const redisUrl = 'redis://127.0.0.1:6379';
+    const prefix = `trk_test_file_${randomBytes(4).toString('hex')}`;
+    const roomId = randomUUID();
+    const connection = new IORedis(redisUrl, { maxRetriesPerRequest: null });
+    const queue = new Queue<TranslatorEventJob>(QUEUES.translatorEvents, { connection, prefix });
+    try {
+      const started = Date.now();
+      const { stdout } = await run(
+        'npm',
+        [
+          'run',
+          '-s',
+          'translate:file',
+          '--',
+          '--from',
+          'en',
+          '--to',
+          'es',
+          '--in',
+          `${LIBRIVOX}/${CLIP}.wav`,
+          '--room',
+          roomId,
+          '--identity',
+          'alice',
+        ],
+        { cwd: ROOT, env: { ...process.env, TRANSLATOR_PIPELINE: 'local', OPENAI_API_KEY: '', REDIS_URL: redisUrl, QUEUE_PREFIX: prefix } },
+      );
+      const ended = Date.now();
+      const result = JSON.parse(stdout) as Record<string, unknown>;
+      expect(result.segments_reported).toBe(1);
+      const jobs = await queue.getJobs(['waiting'], 0, -1, true);
+      expect(jobs.map((j) => j.name)).toEqual(['segment']);
+      const report = jobs[0]!.data as TranscriptSegmentReport;
+      expect(report).toEqual({
+        type: 'segment',
+        roomId,
+        livekitRoom: '',
+        at: expect.any(String),
+        segmentId: expect.stringMatching(/^file-[0-9a-f]{8}-1$/),
+        participantIdentity: 'alice',
+        language: 'en',
+        text: result.transcript,
+        translation: { language: 'es', text: result.translation },
+        startedAt: expect.any(String),
+        endedAt: expect.any(String),
+      });
+      expect(jobs[0]!.id).toBe(`${report.segmentId.replace(/-1$/, '')}.segment.${report.segmentId}`);
+      // Paced as a microphone: the words' wall-clock bounds, inside the run, in order.
+      expect(started).toBeLessThan(Date.parse(report.startedAt));
+      expect(Date.parse(report.startedAt)).toBeLessThan(Date.parse(report.endedAt));
+      expect(Date.parse(report.endedAt)).toBeLessThanOrEqual(Date.parse(report.at));
+      expect(Date.parse(report.at)).toBeLessThanOrEqual(ended);
+    } finally {
+      await queue.close();
+      await connection.quit();
+      await deleteQueueKeys(redisUrl, prefix);
+    }
+  }, 90_000);
+
+  it('--help shows how to report into a room', async () => {
+    const { stdout } = await run('npm', ['run', '-s', 'translate:file', '--', '--help'], { cwd: ROOT });
+    expect(stdout).toContain('--room <room_id>');
+    expect(stdout).toContain('--identity <name>');
+  }, 30_000);
+
   it.each([
     [['--from', 'en', '--to', 'es'], 2, 'usage'],
+    [['--from', 'en', '--to', 'es', '--in', 'x.wav', '--identity', 'alice'], 2, '--identity and --livekit-room go with --room'],
     [['--from', 'en', '--to', 'de', '--in', 'x.wav'], 1, 'cannot translate en>de'],
     // The missing engine, and the env that selects a hosted provider for it.
     [

@@ -1,19 +1,30 @@
 /**
  * `npm run -s translate:file -- --from en --to es --in speech.wav --out translated.wav`: the
  * speaker pipeline over a WAV file, without LiveKit. Prints one JSON object; problems go to stderr
- * in one line with exit code 1 (2 for bad arguments).
+ * in one line with exit code 1 (2 for bad arguments). With `--room <room_id>`, the file's final
+ * segments also go into that room's transcript, as the translator reports a live room's (the
+ * translator-events queue on REDIS_URL under QUEUE_PREFIX, as the agent).
  */
 import { initializeLogger } from '@livekit/agents';
 import { dispose } from '@livekit/rtc-node';
 import { readFileSync, writeFileSync } from 'node:fs';
+import IORedis from 'ioredis';
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { describePipeline, loadAgentConfig } from '../config';
+import { TranslatorEventsReporter } from '../events/translator-events';
 import { createSpeechProviders } from '../translation/providers';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
 import { translateFile } from './file-translation';
 import { encodeWav, parseWav } from './wav';
 
-const USAGE = 'usage: npm run -s translate:file -- --from en --to es --in speech.wav [--out translated.wav]';
+const USAGE = [
+  'usage: npm run -s translate:file -- --from en --to es --in speech.wav [--out translated.wav] [--room <room_id> [--identity alice]]',
+  "  --room <room_id>        also add the final segments to that room's transcript (GET /v1/rooms/<room_id>/transcript),",
+  '                          through the translator-events queue on REDIS_URL (prefix QUEUE_PREFIX), as the live translator does',
+  '  --identity <name>       the speaker the segments are attributed to (default: file)',
+  "  --livekit-room <name>   the room's LiveKit name, when known (the API finds the room by its id alone otherwise)",
+].join('\n');
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`translate:file: ${message}\n`);
@@ -25,13 +36,29 @@ async function main(): Promise<void> {
   let args;
   try {
     args = parseArgs({
-      options: { from: { type: 'string' }, to: { type: 'string' }, in: { type: 'string' }, out: { type: 'string' } },
+      options: {
+        from: { type: 'string' },
+        to: { type: 'string' },
+        in: { type: 'string' },
+        out: { type: 'string' },
+        room: { type: 'string' },
+        identity: { type: 'string' },
+        'livekit-room': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
     }).values;
   } catch (error) {
     fail(`${(error as Error).message}\n${USAGE}`, 2);
   }
+  if (args.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   if (!args.from || !args.to || !args.in) fail(USAGE, 2);
+  if (args.room === '' || ((args.identity !== undefined || args['livekit-room'] !== undefined) && !args.room)) {
+    fail(`--identity and --livekit-room go with --room <room_id>\n${USAGE}`, 2);
+  }
   const loaded = loadAgentConfig(process.env);
   if (!loaded.ok) fail(loaded.problem);
   const providers = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, (stage, error) =>
@@ -47,10 +74,53 @@ async function main(): Promise<void> {
   } catch (error) {
     fail(`${args.in}: ${(error as Error).message}`);
   }
-  const detail = await translateFile({ from: args.from, to: args.to, audio, providers, sampleRate: OUTPUT_SAMPLE_RATE });
-  await providers.close?.();
-  if (args.out) writeFileSync(args.out, encodeWav(detail.audio, detail.sampleRate));
-  process.stdout.write(`${JSON.stringify(detail.result)}\n`);
+  const { redisUrl, queuePrefix } = loaded.config;
+  if (args.room) await reachable(redisUrl);
+  // Each run is its own session: its segment ids never collide with an earlier run's in the same room.
+  const session = `file-${randomBytes(4).toString('hex')}`;
+  const reporter = args.room
+    ? new TranslatorEventsReporter(redisUrl, queuePrefix, { id: session, roomId: args.room, livekitRoom: args['livekit-room'] ?? '' })
+    : null;
+  let reported = 0;
+  try {
+    const detail = await translateFile({
+      from: args.from,
+      to: args.to,
+      audio,
+      providers,
+      sampleRate: OUTPUT_SAMPLE_RATE,
+      ...(reporter
+        ? {
+            identity: args.identity ?? 'file',
+            segmentPrefix: session,
+            report: async (segment) => {
+              await reporter.segment(segment);
+              reported += 1;
+            },
+          }
+        : {}),
+    });
+    if (args.out) writeFileSync(args.out, encodeWav(detail.audio, detail.sampleRate));
+    process.stdout.write(`${JSON.stringify(reporter ? { ...detail.result, segments_reported: reported } : detail.result)}\n`);
+  } finally {
+    await providers.close?.();
+    await reporter?.close();
+  }
+}
+
+/** Fails in one line at once rather than waiting for a Redis that is not there. */
+async function reachable(redisUrl: string): Promise<void> {
+  const client = new IORedis(redisUrl, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  let cause: Error | null = null;
+  client.on('error', (error: Error) => (cause ??= error));
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    fail(`--room: Redis at REDIS_URL (${redisUrl.replace(/\/\/[^@/]*@/, '//…@')}) unreachable: ${(cause ?? (error as Error)).message}`);
+  } finally {
+    client.disconnect();
+  }
 }
 
 main()

@@ -1,7 +1,12 @@
+import { QUEUES, type TranslatorEventJob } from '@app/contracts';
 import { initializeLogger } from '@livekit/agents';
 import { AudioFrame, AudioSource, dispose, LocalAudioTrack } from '@livekit/rtc-node';
+import { Queue } from 'bullmq';
+import IORedis from 'ioredis';
+import { randomBytes } from 'node:crypto';
 import { FakeRoom, type SentText } from '../../test/support/fake-room';
 import { goForward, librivoxClips, localProviders } from '../../test/support/local-speech';
+import { deleteQueueKeys, reportRecordedRoom } from '../../test/support/recorded-room';
 import { deliveredFrames } from '../tools/file-translation';
 import type { PcmAudio } from '../tools/wav';
 import { ATTR, CAPTION_ATTR, TRANSCRIPTION_TOPIC } from './captions';
@@ -9,7 +14,7 @@ import { LocalAdmission, StreamBudget, type StreamAdmission } from '../capacity/
 import { AgentMetrics } from '../metrics/agent-metrics';
 import { LatencyTracker } from './latency-tracker';
 import { roomSupport } from './room-support';
-import { OUTPUT_SAMPLE_RATE, RoomTranslator } from './room-translator';
+import { OUTPUT_SAMPLE_RATE, RoomTranslator, type SegmentReporter } from './room-translator';
 import type { SpeechProviders } from './speaker-pipeline';
 
 initializeLogger({ pretty: false, level: 'error' });
@@ -69,7 +74,7 @@ describe('RoomTranslator on recorded speech (local pipeline, real AudioSource tr
   async function runRoom(
     mode: 'mono' | 'dual',
     speakers: { identity: string; languages: string[]; trackSid: string; audio: PcmAudio }[],
-    extra: { admission?: StreamAdmission; observer?: AgentMetrics } = {},
+    extra: { admission?: StreamAdmission; observer?: AgentMetrics; reporter?: SegmentReporter } = {},
   ) {
     const room = new FakeRoom();
     const audio = recordAudio();
@@ -237,6 +242,100 @@ describe('RoomTranslator on recorded speech (local pipeline, real AudioSource tr
     } finally {
       audio.restore();
     }
+  }, 60_000);
+
+  it('each final segment goes to the translator-events queue once, in spoken order, with its translation or null; interims never', async () => {
+    const redisUrl = 'redis://127.0.0.1:6379';
+    const prefix = `trk_test_agent_${randomBytes(4).toString('hex')}`;
+    const connection = new IORedis(redisUrl, { maxRetriesPerRequest: null });
+    const queue = new Queue<TranslatorEventJob>(QUEUES.translatorEvents, { connection, prefix });
+    try {
+      const before = Date.now();
+      const {
+        reports,
+        captions: sent,
+        sessionId,
+      } = await reportRecordedRoom({
+        roomId: 'room-1',
+        livekitRoom: 'org-1.room-1',
+        languages: ['en', 'es'],
+        queuePrefix: prefix,
+        redisUrl,
+        providers,
+        speakers: [
+          { identity: 'ana', languages: ['en'], trackSid: 'TR_ana', utterances: [clip('0880'), goForward()] },
+          // Spanish speech, which the local pipeline hears (badly) but cannot translate: reported without translation.
+          { identity: 'beto', languages: ['es'], trackSid: 'TR_beto', utterances: [clip('0930')] },
+        ],
+      });
+      const after = Date.now();
+
+      const jobs = await queue.getJobs(['waiting'], 0, -1, true);
+      expect(jobs.map((j) => j.name)).toEqual(reports.map(() => 'segment'));
+      expect(jobs.map((j) => j.data)).toEqual(reports);
+      expect(jobs.map((j) => j.id)).toEqual(reports.map((r) => `${sessionId}.segment.${r.segmentId}`));
+      expect(jobs[0]?.opts).toMatchObject({ attempts: 5, backoff: { type: 'exponential', delay: 1000 } });
+
+      // One report per final caption (interims have none), carrying the caption's segment id and text.
+      const finals = captions(sent, 'transcript').filter((t) => t.attributes[ATTR.final] === 'true');
+      expect(new Set(reports.map((r) => r.segmentId)).size).toBe(reports.length);
+      expect(reports.map((r) => [r.segmentId, r.participantIdentity, r.text]).sort()).toEqual(
+        finals.map((t) => [t.attributes[ATTR.segmentId], t.senderIdentity, t.text]).sort(),
+      );
+      expect(captions(sent, 'transcript').some((t) => t.attributes[ATTR.final] === 'false')).toBe(true);
+
+      const ana = reports.filter((r) => r.participantIdentity === 'ana');
+      expect(ana).toEqual([
+        {
+          type: 'segment',
+          roomId: 'room-1',
+          livekitRoom: 'org-1.room-1',
+          at: expect.any(String),
+          segmentId: expect.stringContaining('TR_ana'),
+          participantIdentity: 'ana',
+          language: 'en',
+          text: expect.stringMatching(/young man/i),
+          translation: { language: 'es', text: expect.stringMatching(/hombre joven/i) },
+          startedAt: expect.any(String),
+          endedAt: expect.any(String),
+        },
+        expect.objectContaining({
+          language: 'en',
+          text: expect.stringMatching(/forward ten meters/i),
+          translation: { language: 'es', text: expect.stringMatching(/diez metros/i) },
+        }),
+      ]);
+      const beto = reports.filter((r) => r.participantIdentity === 'beto');
+      expect(beto.length).toBeGreaterThan(0);
+      expect(beto.every((r) => r.language === 'es' && r.translation === null)).toBe(true);
+
+      // Wall-clock bounds, ISO 8601 UTC with milliseconds; a speaker's segments in spoken order.
+      for (const r of reports) {
+        expect(r.startedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+        expect(Date.parse(r.startedAt)).toBeLessThan(Date.parse(r.endedAt));
+        expect(Date.parse(r.startedAt)).toBeGreaterThanOrEqual(before);
+        expect(Date.parse(r.at)).toBeLessThanOrEqual(after);
+      }
+      expect(Date.parse(ana[0]!.endedAt)).toBeLessThanOrEqual(Date.parse(ana[1]!.startedAt));
+    } finally {
+      await queue.close();
+      await connection.quit();
+      await deleteQueueKeys(redisUrl, prefix);
+    }
+  }, 120_000);
+
+  it('a transcript report that fails is logged; captions and speech go on', async () => {
+    const failures = errors.length;
+    const { room, audio } = await runRoom('dual', [{ identity: 'ana', languages: ['en'], trackSid: 'TR_ana', audio: goForward() }], {
+      reporter: { segment: async () => Promise.reject(new Error('redis away')) },
+    });
+    expect(captions(room.texts, 'translation').map((t) => t.text)).toEqual([expect.stringMatching(/diez metros/i)]);
+    expect(audio.seconds.get('es')).toBeGreaterThan(0.5);
+    const reportErrors = errors
+      .slice(failures)
+      .map(String)
+      .filter((e) => e.includes('not reported'));
+    expect(reportErrors).toEqual([expect.stringMatching(/^Error: transcript segment TR_ana-\w+-1 not reported: redis away$/)]);
   }, 60_000);
 
   it('a pair the local pipeline cannot serve is refused in one line; a half-served pair serves its one direction', () => {

@@ -22,6 +22,7 @@ import type { LatencyTracker } from './latency-tracker';
 import { LanguageOutput } from './language-output';
 import {
   SpeakerPipeline,
+  type FinalSegment,
   type SpeechProviders,
   type TranscriptSegment,
   type TranslationOutputs,
@@ -56,7 +57,17 @@ export interface RoomTranslatorOptions {
   /** Which speakers get translated speech: the worker's stream capacity (default: every one). */
   admission?: StreamAdmission;
   observer?: PipelineObserver;
+  /** Where each final segment goes, for the room's transcript (the translator-events queue). */
+  reporter?: SegmentReporter;
 }
+
+/** The room's transcript: `TranslatorEventsReporter` in a job. */
+export interface SegmentReporter {
+  segment(segment: FinalSegment): Promise<void>;
+}
+
+/** How long `close()` waits for reports still being sent (Redis away): captions and speech never wait for them. */
+const REPORTS_CLOSE_WAIT_MS = 5000;
 
 /** The languages a participant declared in their join token's metadata (`{"languages": [...]}`). */
 export function declaredLanguages(metadata: string | undefined): string[] {
@@ -84,6 +95,8 @@ export class RoomTranslator implements TranslationOutputs {
   /** Segment ids must not repeat after a reconnect of the agent: each session has its own. */
   private readonly session = randomBytes(3).toString('hex');
   private draining = false;
+  /** Segment reports handed to the reporter and not yet acknowledged. */
+  private readonly reporting = new Set<Promise<void>>();
 
   constructor(private readonly options: RoomTranslatorOptions) {
     for (const language of options.languages) this.outputs.set(language, new LanguageOutput());
@@ -189,6 +202,23 @@ export class RoomTranslator implements TranslationOutputs {
     return this.captions.translation(s);
   }
 
+  /**
+   * Hands the segment to the reporter without waiting for it: reports leave in the order they are
+   * handed over (one connection), and a report that fails is logged, never in the way of captions or speech.
+   */
+  segment(s: FinalSegment): Promise<void> {
+    const reporter = this.options.reporter;
+    if (!reporter) return Promise.resolve();
+    const sent: Promise<void> = reporter
+      .segment(s)
+      .catch((error: unknown) =>
+        this.options.onError(new Error(`transcript segment ${s.segmentId} not reported: ${String((error as Error)?.message ?? error)}`)),
+      )
+      .finally(() => this.reporting.delete(sent));
+    this.reporting.add(sent);
+    return Promise.resolve();
+  }
+
   play(target: string, frames: AsyncIterable<AudioFrame>): Promise<void> {
     const output = this.outputs.get(target);
     if (!output) throw new Error(`no output track for ${target}`);
@@ -204,11 +234,16 @@ export class RoomTranslator implements TranslationOutputs {
   /** Resolves once every speaker's audio so far has ended and what it said is spoken (tests, drains). */
   async settled(): Promise<void> {
     await Promise.all([...this.pipelines.values()].map((entry) => entry.done));
+    await Promise.all(this.reporting);
   }
 
   async close(): Promise<void> {
     await this.drain();
     for (const output of this.outputs.values()) output.close();
     await Promise.all(this.sources.map((source) => source.close().catch(() => undefined)));
+    if (this.reporting.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.reporting), new Promise<void>((resolve) => (timer = setTimeout(resolve, REPORTS_CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 }

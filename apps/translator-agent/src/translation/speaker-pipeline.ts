@@ -1,4 +1,10 @@
-import { directionLabel, recognitionLanguages, routeUtterance, type TranslationMode } from '@app/domain/translation-routing';
+import {
+  directionLabel,
+  primaryLanguage,
+  recognitionLanguages,
+  routeUtterance,
+  type TranslationMode,
+} from '@app/domain/translation-routing';
 import { stt, tts } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import { performance } from 'node:perf_hooks';
@@ -30,10 +36,34 @@ export interface TranslationSegment {
   text: string;
 }
 
+/**
+ * One final recognized utterance with its fate: the translation the room's other language heard, or
+ * `null` when there was none (no translation for that direction, merged into a later utterance,
+ * dropped behind, failed, nothing said).
+ */
+export interface FinalSegment {
+  speakerIdentity: string;
+  trackSid: string;
+  /** The final caption's segment id. */
+  segmentId: string;
+  /** The language it was spoken in: the route's source, else the detected one, the speaker's declared one, the room's first. */
+  language: string;
+  text: string;
+  translation: { language: string; text: string } | null;
+  /** The utterance's wall-clock bounds, milliseconds since the epoch. */
+  startedAt: number;
+  endedAt: number;
+}
+
 /** Where a pipeline's results go: captions as text streams, speech onto the target language's track. */
 export interface TranslationOutputs {
   transcript(segment: TranscriptSegment): Promise<void>;
   translation(segment: TranslationSegment): Promise<void>;
+  /**
+   * Each final segment exactly once, as soon as its fate is known, in the order the speaker said them
+   * (a segment not translated waits for an earlier one still being translated). Interims never come here.
+   */
+  segment?(segment: FinalSegment): Promise<void>;
   /** Plays one utterance's speech on the target's track, after what is queued there; resolves once played. */
   play(target: string, frames: AsyncIterable<AudioFrame>): Promise<void>;
 }
@@ -117,6 +147,17 @@ export class SpeakerPipeline {
   private speechEndedMark: number | null = null;
   /** Seconds of audio pushed into the current recognition stream. */
   private pushedSeconds = 0;
+  /**
+   * The wall-clock instant the current recognition stream's audio starts at (taken at its first frame):
+   * recognition's word times (seconds of that audio) are wall-clock times from it, as a track delivers
+   * its audio in real time.
+   */
+  private audioOrigin: number | null = null;
+  /** When recognition said speech started (for a recognizer that gives no word times). */
+  private speechStartedAt: number | null = null;
+  /** Final segments in spoken order, reported once their fate is known and every earlier one's was. */
+  private readonly reports: { segment: FinalSegment; decided: boolean }[] = [];
+  private reporting: Promise<void> = Promise.resolve();
   private sequence = 0;
   private closed = false;
   private readonly waiting: Utterance[] = [];
@@ -152,6 +193,8 @@ export class SpeakerPipeline {
     try {
       this.speech.pushFrame(frame);
       this.pushedSeconds += frame.samplesPerChannel / frame.sampleRate;
+      // The frame arrived as its audio ended: the stream's audio began this long before.
+      this.audioOrigin ??= this.now() - this.pushedSeconds * 1000;
     } catch {
       // The stream ended under us; the restart loop opens a new one.
     }
@@ -165,6 +208,7 @@ export class SpeakerPipeline {
       const speech = this.engine.stream();
       this.speech = speech;
       this.pushedSeconds = 0;
+      this.audioOrigin = null;
       let heard = false;
       for await (const event of speech) {
         if (event.type === stt.SpeechEventType.FINAL_TRANSCRIPT) heard = true;
@@ -191,6 +235,10 @@ export class SpeakerPipeline {
       delay = Math.min(delay * 2, MAX_RESTART_DELAY_MS);
     }
     while (this.working) await this.working;
+    for (let reporting = this.reporting; ; reporting = this.reporting) {
+      await reporting;
+      if (reporting === this.reporting) break;
+    }
   }
 
   /**
@@ -228,6 +276,7 @@ export class SpeakerPipeline {
     switch (event.type) {
       case stt.SpeechEventType.START_OF_SPEECH:
         this.speechEndedAt = null;
+        this.speechStartedAt = this.now();
         this.inSpeech = true;
         return;
       case stt.SpeechEventType.END_OF_SPEECH: {
@@ -278,10 +327,27 @@ export class SpeakerPipeline {
       detectedLanguage: alt.language || null,
     });
     const endOfSpeechAt = this.speechEndedAt ?? this.now();
+    const [startedAt, endedAt] = this.utteranceBounds(alt, endOfSpeechAt);
     if (this.speechEndedMark !== null) this.options.observer?.stage('recognition', performance.now() - this.speechEndedMark);
     this.speechEndedMark = null;
     this.speechEndedAt = null;
+    this.speechStartedAt = null;
     const source = route.kind === 'translate' ? route.source : null;
+    const { identity, trackSid, languages } = this.options.speaker;
+    const detected = alt.language ? primaryLanguage(alt.language) : '';
+    this.reports.push({
+      segment: {
+        speakerIdentity: identity,
+        trackSid,
+        segmentId,
+        language: source || detected || languages[0] || this.options.roomLanguages[0],
+        text,
+        translation: null,
+        startedAt,
+        endedAt,
+      },
+      decided: false,
+    });
     this.emit(
       this.options.outputs.transcript({
         ...this.segment(alt, true, segmentId),
@@ -290,10 +356,42 @@ export class SpeakerPipeline {
       }),
     );
     const task = translationTaskFor(route, this.options.roomLanguages);
-    if (!task) return;
-    if (task.kind === 'fixed' && !this.options.providers.supports(task.source, task.target)) return;
+    if (!task || (task.kind === 'fixed' && !this.options.providers.supports(task.source, task.target))) {
+      this.decide(segmentId, null);
+      return;
+    }
     const target = route.kind === 'translate' ? route.target : null;
     this.enqueue({ segmentId, task, text, source, target, endOfSpeechAt });
+  }
+
+  /**
+   * Where the utterance was spoken, on the wall clock: recognition's word times on the track's audio
+   * when it gives them, else from when it said speech started to where it ended.
+   */
+  private utteranceBounds(alt: stt.SpeechData, endOfSpeechAt: number): [number, number] {
+    if (this.audioOrigin !== null && alt.endTime > 0 && alt.endTime >= alt.startTime) {
+      return [Math.round(this.audioOrigin + alt.startTime * 1000), Math.round(this.audioOrigin + alt.endTime * 1000)];
+    }
+    const end = Math.round(endOfSpeechAt);
+    return [Math.min(Math.round(this.speechStartedAt ?? end), end), end];
+  }
+
+  /**
+   * A final segment's fate is known: its translation, or none. It is reported once every segment the
+   * speaker said before it is; later decisions about it (an error after its translation) change nothing.
+   */
+  private decide(segmentId: string, translation: FinalSegment['translation'], language?: string | null): void {
+    const entry = this.reports.find((r) => r.segment.segmentId === segmentId && !r.decided);
+    if (!entry) return;
+    entry.decided = true;
+    entry.segment.translation = translation;
+    if (language) entry.segment.language = language;
+    while (this.reports[0]?.decided) {
+      const { segment } = this.reports.shift()!;
+      this.reporting = this.reporting
+        .then(() => this.options.outputs.segment?.(segment))
+        .catch((error: unknown) => this.options.onError?.(error));
+    }
   }
 
   /** Past the cap, a new utterance joins the last waiting one of its direction (one translation catches up). */
@@ -301,12 +399,15 @@ export class SpeakerPipeline {
     const last = this.waiting[this.waiting.length - 1];
     if (this.waiting.length >= MAX_WAITING_UTTERANCES && last) {
       if (translationTaskKey(last.task) === translationTaskKey(u.task)) {
+        // The combined translation belongs to the later segment; the earlier one has none of its own.
+        this.decide(last.segmentId, null);
         last.text = `${last.text} ${u.text}`;
         last.segmentId = u.segmentId;
         this.options.observer?.utterance('merged', 'backlog');
         return;
       }
-      this.waiting.shift();
+      const dropped = this.waiting.shift();
+      if (dropped) this.decide(dropped.segmentId, null);
       this.options.observer?.utterance('dropped', 'backlog');
       this.options.onError?.(new Error(`translation of ${this.options.speaker.identity} behind: oldest waiting utterance dropped`));
     }
@@ -317,6 +418,8 @@ export class SpeakerPipeline {
   private async work(): Promise<void> {
     for (let u = this.waiting.shift(); u; u = this.waiting.shift()) {
       await this.translate(u).catch((error: unknown) => this.options.onError?.(error));
+      // Untagged model output, nothing said, a failure: no translation (a no-op once one was reported).
+      this.decide(u.segmentId, null);
     }
     this.working = null;
   }
@@ -412,6 +515,7 @@ export class SpeakerPipeline {
     const text = translated.trim();
     if (!target) return;
     if (text) {
+      this.decide(u.segmentId, { language: target, text }, source);
       this.contexts.set(key, [...context, { text: u.text, translation: text }].slice(-CONTEXT_SEGMENTS));
       const { identity, trackSid } = this.options.speaker;
       await outputs.translation({ speakerIdentity: identity, trackSid, segmentId: u.segmentId, source, target, text });

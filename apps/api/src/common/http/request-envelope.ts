@@ -2,8 +2,8 @@ import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { requestLogLine, tagRequest } from '../logging/request-logging';
 import { securityHeaders } from './browser-access';
-import type { Metrics } from '../../modules/metrics/metrics';
-import { httpMetrics } from '../../modules/metrics/http-metrics';
+import type { Metrics } from '../metrics/metrics';
+import { httpMetrics } from '../metrics/http-metrics';
 
 /**
  * What every request gets before routing, in one Express layer (each layer is a pass of the router):

@@ -165,4 +165,15 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     delivered_at: '2026-03-02T09:12:42.000Z',
     created_at: '2026-03-02T09:12:41.000Z',
   },
+  TranscriptSegmentView: {
+    id: 'TR_AMkD3x-4f2a1c-7',
+    participant_identity: 'alice',
+    language: 'en',
+    text: 'shall we start with the budget',
+    translation: { language: 'de', text: 'sollen wir mit dem Budget beginnen' },
+    started_at: '2026-03-02T09:01:12.480Z',
+    ended_at: '2026-03-02T09:01:15.020Z',
+  },
+  TranscriptSettingsDto: { store: true, retention_days: 30 },
+  TranscriptSettingsView: { store: true, retention_days: 30 },
 };

@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { hasLoneSurrogate } from '../json/json-shape';
-import { IsDefined, IsIn, IsOptional, IsString, IsUUID, Matches, Max, Min, isURL, ValidateBy } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsOptional, IsString, IsUUID, Matches, Max, Min, isURL, ValidateBy } from 'class-validator';
 
 /**
  * Field rules that report Pydantic-style issues. Each constraint carries its issue in the
@@ -167,6 +167,14 @@ export function EnumRule(values: readonly string[], options: { optional?: boolea
     else Required()(target, key);
     const expected = expectedList(values);
     IsIn([...values], issue({ type: 'enum', msg: `Input should be ${expected}`, ctx: { expected }, rank: 1 }))(target, key);
+  };
+}
+
+/** A JSON boolean (`true` or `false`; nothing else stands for one). */
+export function BoolRule(): PropertyDecorator {
+  return (target, key) => {
+    Required()(target, key);
+    IsBoolean(issue({ type: 'bool_type', msg: 'Input should be a valid boolean', rank: 1 }))(target, key);
   };
 }
 

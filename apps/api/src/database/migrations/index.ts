@@ -12,6 +12,7 @@ import { BatchedTokenAdmission1763890000000 } from './1763890000000-BatchedToken
 import { Integrations1763930000000 } from './1763930000000-Integrations';
 import { SqlFunctionsFromSource1763941900000 } from './1763941900000-SqlFunctionsFromSource';
 import { RoomsNewestByMillisecond1763941910000 } from './1763941910000-RoomsNewestByMillisecond';
+import { Transcripts1764100000000 } from './1764100000000-Transcripts';
 import { WebhookListsByMillisecond1764200000000 } from './1764200000000-WebhookListsByMillisecond';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
@@ -30,5 +31,6 @@ export const MIGRATIONS = [
   Integrations1763930000000,
   SqlFunctionsFromSource1763941900000,
   RoomsNewestByMillisecond1763941910000,
+  Transcripts1764100000000,
   WebhookListsByMillisecond1764200000000,
 ];

@@ -1,8 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { ApiKeyAuthenticator } from '../../common/auth/api-key-authenticator';
-import { AuthGuard } from '../../common/auth/auth.guard';
-import { SessionAuthenticator } from '../../common/auth/session-authenticator';
+import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { AuthGuard } from './auth.guard';
+import { SessionAuthenticator } from './session-authenticator';
 import { RateLimits } from '../../common/rate-limiting/rate-limits';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { OrganizationsModule } from '../organizations/organizations.module';

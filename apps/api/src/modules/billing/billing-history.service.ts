@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
-import { OrganizationVersions } from '../../common/caching/organization-versions';
+import { OrganizationVersions } from '../../common/caching/organization-versions.repository';
 import { VersionedCache } from '../../common/caching/versioned-cache';
 import { toPage, type Page } from '../../common/pagination/page';
 import { APP_CONFIG } from '../../config/config.module';

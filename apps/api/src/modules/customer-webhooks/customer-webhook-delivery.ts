@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import { Coalescer } from '../../common/batching/coalescer';
 import { DurableQueue, type DurableJob, type DurableSource } from '../../queue/durable-queue';
 import { QueueRegistry } from '../../queue/queue-registry';
-import { Metrics } from '../metrics/metrics';
+import { Metrics } from '../../common/metrics/metrics';
 import { postWebhook, type AttemptResult } from './webhook-sender';
 import { WebhookDeliveriesRepository, type ClaimedDelivery, type DeliveryOutcome } from './webhook-deliveries.repository';
 

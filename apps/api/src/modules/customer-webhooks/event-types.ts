@@ -7,6 +7,7 @@ export const CUSTOMER_EVENT_TYPES = [
   'credit.purchased',
   'credit.low',
   'credit.exhausted',
+  'transcript.ready',
 ] as const;
 
 export type CustomerEventType = (typeof CUSTOMER_EVENT_TYPES)[number];

@@ -2,7 +2,7 @@ import { AGENT_CONSUMED_QUEUES, API_CONSUMED_QUEUES } from '@app/contracts';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { QueueRegistry } from '../../queue/queue-registry';
-import { Metrics } from './metrics';
+import { Metrics } from '../../common/metrics/metrics';
 import { MetricsRepository } from './metrics.repository';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;

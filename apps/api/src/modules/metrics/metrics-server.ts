@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
-import { Metrics } from './metrics';
+import { Metrics } from '../../common/metrics/metrics';
 
 /** `GET /metrics` without authentication on its own port (METRICS_PORT), for a scraper on the private network. */
 @Injectable()

@@ -9,7 +9,7 @@ import { ApiErrors } from '../../common/openapi/error-responses';
 import { RateLimits } from '../../common/rate-limiting/rate-limits';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
-import { Metrics } from './metrics';
+import { Metrics } from '../../common/metrics/metrics';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 

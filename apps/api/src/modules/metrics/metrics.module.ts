@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { Metrics } from './metrics';
+import { Metrics } from '../../common/metrics/metrics';
 import { MetricsCollectors } from './metrics-collectors';
 import { MetricsController } from './metrics.controller';
 import { MetricsServer } from './metrics-server';

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
 import { RequestValidationError } from '../../common/errors/validation-error';
 import { VersionedCache } from '../../common/caching/versioned-cache';
-import { OrganizationVersions } from '../../common/caching/organization-versions';
+import { OrganizationVersions } from '../../common/caching/organization-versions.repository';
 import { parsedWindowOf, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
 import { Database } from '../../database/database';
 import { UsageRepository, type UsageSample } from './usage.repository';

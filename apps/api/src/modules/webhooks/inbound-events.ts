@@ -3,7 +3,7 @@ import type { QueueName, StoredEventRef, StoredEventsJob } from '@app/contracts'
 import { createHash } from 'node:crypto';
 import { Coalescer } from '../../common/batching/coalescer';
 import { DurableQueue, type DurableJob, type DurableSource } from '../../queue/durable-queue';
-import { Metrics } from '../metrics/metrics';
+import { Metrics } from '../../common/metrics/metrics';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
 import { InboundEventsRepository, type Provider, type ReceivedEvent, type UnprocessedEvent } from './inbound-events.repository';

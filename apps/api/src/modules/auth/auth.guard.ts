@@ -1,14 +1,14 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
-import { ApiError } from '../errors/api-error';
-import { NOT_RATE_LIMITED } from '../rate-limiting/not-rate-limited.decorator';
-import { RateLimits } from '../rate-limiting/rate-limits';
-import type { Actor, AuthenticatedRequest } from './actor';
+import { ApiError } from '../../common/errors/api-error';
+import { NOT_RATE_LIMITED } from '../../common/rate-limiting/not-rate-limited.decorator';
+import { RateLimits } from '../../common/rate-limiting/rate-limits';
+import type { Actor, AuthenticatedRequest } from '../../common/auth/actor';
 import { ApiKeyAuthenticator } from './api-key-authenticator';
-import { looksLikeApiKey } from './api-key-secret';
-import { rememberRoute } from '../validation/route-inputs';
-import { IS_PUBLIC } from './public.decorator';
+import { looksLikeApiKey } from '../../common/auth/api-key-secret';
+import { rememberRoute } from '../../common/validation/route-inputs';
+import { IS_PUBLIC } from '../../common/auth/public.decorator';
 import { SessionAuthenticator } from './session-authenticator';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
-import type { Actor } from './actor';
-import { hashApiKeySecret } from './api-key-secret';
-import { ApiKeysRepository } from '../../modules/api-keys/api-keys.repository';
+import type { Actor } from '../../common/auth/actor';
+import { hashApiKeySecret } from '../../common/auth/api-key-secret';
+import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 /** Keyed hashes of recently presented keys; past this many, the memory starts over. */

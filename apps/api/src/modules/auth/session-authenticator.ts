@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
-import type { Actor } from './actor';
+import type { Actor } from '../../common/auth/actor';
 import { Database } from '../../database/database';
-import { OrganizationsRepository, type UserRow } from '../../modules/organizations/organizations.repository';
+import { OrganizationsRepository, type UserRow } from '../organizations/organizations.repository';
 
 interface SessionClaims extends JWTPayload {
   email?: string;

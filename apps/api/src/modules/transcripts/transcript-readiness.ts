@@ -1,0 +1,99 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG } from '../../config/config.module';
+import type { AppConfig } from '../../config/app-config';
+import { Database } from '../../database/database';
+import { CustomerEvents } from '../customer-webhooks/customer-events';
+import { TranscriptsRepository } from './transcripts.repository';
+
+/** After the end, a translator still draining gets this long to report its last segments. */
+export const READY_GRACE_SECONDS = 60;
+const READINESS_INTERVAL_MS = 5_000;
+const RETENTION_INTERVAL_MS = 60 * 60_000;
+const RETENTION_BATCH = 5_000;
+const RETENTION_BATCHES_PER_RUN = 200;
+
+/**
+ * Closes ended rooms' transcripts and sends `transcript.ready` once per room that has a segment:
+ * when the translator has left, or 60 s after the end, whichever comes first. The decision (closing
+ * the transcript) and the event's outbox rows are one transaction, so the event is sent exactly
+ * once, even when the process dies between the decision and the delivery. Also deletes segments
+ * past their organization's retention, every hour, in bounded batches.
+ */
+@Injectable()
+export class TranscriptReadiness implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(TranscriptReadiness.name);
+  private timers: NodeJS.Timeout[] = [];
+  private running: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly database: Database,
+    private readonly transcripts: TranscriptsRepository,
+    private readonly events: CustomerEvents,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.queue.runWorkers) return;
+    this.every(READINESS_INTERVAL_MS, () => this.closeDue(), 'transcript readiness');
+    this.every(RETENTION_INTERVAL_MS, () => this.deleteExpired(), 'transcript retention');
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await this.running?.catch(() => undefined);
+  }
+
+  private every(ms: number, run: () => Promise<unknown>, what: string): void {
+    const timer = setInterval(() => {
+      if (this.running) return;
+      this.running = run()
+        .catch((error: Error) => this.logger.warn(`${what} failed: ${error.message}`))
+        .finally(() => (this.running = null));
+    }, ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  /** Closes every transcript that is due; returns how many `transcript.ready` events were decided. */
+  async closeDue(): Promise<number> {
+    let sent = 0;
+    for (const roomId of await this.transcripts.dueToClose(READY_GRACE_SECONDS, 200)) {
+      if (await this.close(roomId)) sent += 1;
+    }
+    return sent;
+  }
+
+  /** Closes one room's transcript; true when this call decided its `transcript.ready`. */
+  async close(roomId: string): Promise<boolean> {
+    return this.database.transaction(async (tx) => {
+      const closed = await this.transcripts.close(roomId, tx);
+      if (!closed || closed.segments === 0) return false;
+      await this.events.emit(tx, {
+        organizationId: closed.organizationId,
+        type: 'transcript.ready',
+        roomId: closed.roomId,
+        data: {
+          room_id: closed.roomId,
+          room: closed.roomName,
+          segments: closed.segments,
+          languages: closed.languages,
+          started_at: closed.startedAt,
+          ended_at: closed.endedAt,
+        },
+      });
+      return true;
+    });
+  }
+
+  /** Deletes expired segments in bounded batches; returns how many. */
+  async deleteExpired(): Promise<number> {
+    let deleted = 0;
+    for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN; batch++) {
+      const n = await this.transcripts.deleteExpired(RETENTION_BATCH);
+      deleted += n;
+      if (n < RETENTION_BATCH) break;
+    }
+    return deleted;
+  }
+}

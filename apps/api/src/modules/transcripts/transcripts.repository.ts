@@ -1,0 +1,271 @@
+import type { TranscriptSegment } from '@app/domain/transcripts';
+import { Injectable } from '@nestjs/common';
+import { Database } from '../../database/database';
+import type { Sql } from '../../database/sql';
+
+export interface TranscriptSettings {
+  store: boolean;
+  retentionDays: number;
+}
+
+export const DEFAULT_TRANSCRIPT_SETTINGS: TranscriptSettings = { store: true, retentionDays: 30 };
+
+/** One reported segment, as the translator sent it. */
+export interface SegmentRecord {
+  roomId: string;
+  /** The room's LiveKit name as the reporter knows it; empty when it knows only the room id (file reports). */
+  livekitRoom: string;
+  segmentId: string;
+  participantIdentity: string;
+  language: string;
+  text: string;
+  translation: { language: string; text: string } | null;
+  startedAt: Date;
+  endedAt: Date;
+}
+
+/** A stored segment as the API shows it. */
+export interface StoredSegment {
+  id: string;
+  participant_identity: string;
+  language: string;
+  text: string;
+  translation: { language: string; text: string } | null;
+  started_at: Date;
+  ended_at: Date;
+}
+
+/** The room a transcript belongs to, with the languages its join tokens were issued for. */
+export interface TranscriptRoom {
+  id: string;
+  name: string;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  languages: string[];
+}
+
+/** A room whose transcript was just closed: what `transcript.ready` says of it. */
+export interface ClosedTranscript {
+  organizationId: string;
+  roomId: string;
+  roomName: string;
+  startedAt: Date | null;
+  endedAt: Date | null;
+  segments: number;
+  languages: string[];
+}
+
+interface SegmentRow {
+  segment_id: string;
+  participant_identity: string;
+  language: string;
+  text: string;
+  translation_language: string | null;
+  translation_text: string | null;
+  started_at: Date;
+  ended_at: Date;
+}
+
+interface ExportRow {
+  participant_identity: string;
+  language: string;
+  text: string;
+  translation_language: string | null;
+  translation_text: string | null;
+  started_ms: number;
+  ended_ms: number;
+}
+
+const SEGMENT_COLUMNS = `segment_id, participant_identity, language, text, translation_language, translation_text, started_at, ended_at`;
+
+const toSegment = (row: SegmentRow): StoredSegment => ({
+  id: row.segment_id,
+  participant_identity: row.participant_identity,
+  language: row.language,
+  text: row.text,
+  translation: row.translation_language === null ? null : { language: row.translation_language, text: row.translation_text ?? '' },
+  started_at: row.started_at,
+  ended_at: row.ended_at,
+});
+
+/**
+ * Stores segments of open transcripts once per (room, segment id). The room row is read FOR SHARE:
+ * closing a transcript (an UPDATE of that row) waits for the inserts already under way and every
+ * later insert sees it closed, so no segment lands after `transcript.ready` counted them. Nothing
+ * is written for an organization that turned storing off.
+ */
+const STORE_SEGMENTS = {
+  name: 'transcript_store_segments',
+  text: `INSERT INTO transcript_segments (organization_id, room_id, segment_id, participant_identity, language, text,
+                                     translation_language, translation_text, started_at, ended_at)
+         SELECT r.organization_id, r.id, s.segment_id, s.identity, s.language, s.text, s.translation_language, s.translation_text, s.started_at, s.ended_at
+           FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::timestamptz[])
+                  AS s(room_id, livekit_room, segment_id, identity, language, text, translation_language, translation_text, started_at, ended_at)
+           JOIN rooms r ON r.id = s.room_id AND (s.livekit_room = '' OR r.livekit_name = s.livekit_room)
+           LEFT JOIN transcript_settings t ON t.organization_id = r.organization_id
+          WHERE r.transcript_closed_at IS NULL AND coalesce(t.store, true)
+            FOR SHARE OF r
+         ON CONFLICT (room_id, segment_id) DO NOTHING
+         RETURNING room_id, segment_id`,
+};
+
+@Injectable()
+export class TranscriptsRepository {
+  constructor(private readonly database: Database) {}
+
+  async settings(organizationId: string, sql: Sql = this.database): Promise<TranscriptSettings> {
+    const [row] = await sql.rows<{ store: boolean; retention_days: number }>(
+      `SELECT store, retention_days FROM transcript_settings WHERE organization_id = $1`,
+      [organizationId],
+    );
+    return row ? { store: row.store, retentionDays: row.retention_days } : DEFAULT_TRANSCRIPT_SETTINGS;
+  }
+
+  async saveSettings(organizationId: string, settings: TranscriptSettings, sql: Sql = this.database): Promise<void> {
+    await sql.rows(
+      `INSERT INTO transcript_settings (organization_id, store, retention_days) VALUES ($1, $2, $3)
+       ON CONFLICT (organization_id) DO UPDATE SET store = EXCLUDED.store, retention_days = EXCLUDED.retention_days, updated_at = now()`,
+      [organizationId, settings.store, settings.retentionDays],
+    );
+  }
+
+  /** Stores the segments not stored yet; returns the keys (`room_id segment_id`) of those it wrote. */
+  async store(segments: SegmentRecord[], sql: Sql = this.database): Promise<Set<string>> {
+    if (segments.length === 0) return new Set();
+    const column = <T>(pick: (segment: SegmentRecord) => T) => segments.map(pick);
+    const rows = await sql.rows<{ room_id: string; segment_id: string }>(STORE_SEGMENTS, [
+      column((s) => s.roomId),
+      column((s) => s.livekitRoom),
+      column((s) => s.segmentId),
+      column((s) => s.participantIdentity),
+      column((s) => s.language),
+      column((s) => s.text),
+      column((s) => s.translation?.language ?? null),
+      column((s) => s.translation?.text ?? null),
+      column((s) => s.startedAt),
+      column((s) => s.endedAt),
+    ]);
+    return new Set(rows.map((row) => `${row.room_id} ${row.segment_id}`));
+  }
+
+  /** The room, when it is the organization's. */
+  async room(organizationId: string, roomId: string, sql: Sql = this.database): Promise<TranscriptRoom | null> {
+    const [row] = await sql.rows<{ id: string; name: string; started_at: Date | null; ended_at: Date | null; languages: string[] }>(
+      `SELECT r.id, r.name, r.started_at, r.ended_at,
+              ARRAY(SELECT DISTINCT l FROM room_tokens t, unnest(t.languages) AS l WHERE t.room_id = r.id ORDER BY l) AS languages
+         FROM rooms r WHERE r.id = $1 AND r.organization_id = $2`,
+      [roomId, organizationId],
+    );
+    return row ? { id: row.id, name: row.name, startedAt: row.started_at, endedAt: row.ended_at, languages: row.languages } : null;
+  }
+
+  /** A page of the room's segments in spoken order (start, then id). */
+  async page(
+    organizationId: string,
+    roomId: string,
+    page: { limit: number; offset: number },
+    sql: Sql = this.database,
+  ): Promise<StoredSegment[]> {
+    const rows = await sql.rows<SegmentRow>(
+      {
+        name: 'transcript_page',
+        text: `SELECT ${SEGMENT_COLUMNS} FROM transcript_segments WHERE room_id = $1 AND organization_id = $2
+                ORDER BY started_at, segment_id LIMIT $3::bigint OFFSET $4::bigint`,
+      },
+      [roomId, organizationId, page.limit, page.offset],
+    );
+    return rows.map(toSegment);
+  }
+
+  /**
+   * Every segment of the room in spoken order, for the exports: times as epoch milliseconds (a
+   * 2-hour room has thousands of segments, and parsing each timestamp's text is most of reading them).
+   */
+  async all(organizationId: string, roomId: string, sql: Sql = this.database): Promise<TranscriptSegment[]> {
+    const rows = await sql.rows<ExportRow>(
+      {
+        name: 'transcript_all',
+        text: `SELECT participant_identity, language, text, translation_language, translation_text,
+                      (extract(epoch FROM started_at) * 1000)::float8 AS started_ms, (extract(epoch FROM ended_at) * 1000)::float8 AS ended_ms
+                 FROM transcript_segments WHERE room_id = $1 AND organization_id = $2 ORDER BY started_at, segment_id`,
+      },
+      [roomId, organizationId],
+    );
+    return rows.map((row) => ({
+      participantIdentity: row.participant_identity,
+      language: row.language,
+      text: row.text,
+      translation: row.translation_language === null ? null : { language: row.translation_language, text: row.translation_text ?? '' },
+      startedAt: new Date(row.started_ms),
+      endedAt: new Date(row.ended_ms),
+    }));
+  }
+
+  /** Erases the room's stored segments; returns how many. */
+  async erase(organizationId: string, roomId: string, sql: Sql = this.database): Promise<number> {
+    return sql.count(`DELETE FROM transcript_segments WHERE room_id = $1 AND organization_id = $2`, [roomId, organizationId]);
+  }
+
+  /**
+   * Deletes up to `limit` segments older than their organization's retention (30 days without
+   * settings); returns how many. The age index bounds the scan: no retention is under a day.
+   */
+  async deleteExpired(limit: number, sql: Sql = this.database): Promise<number> {
+    return sql.count(
+      `DELETE FROM transcript_segments WHERE id IN (
+         SELECT s.id FROM transcript_segments s LEFT JOIN transcript_settings t ON t.organization_id = s.organization_id
+          WHERE s.started_at < now() - interval '1 day'
+            AND s.started_at < now() - make_interval(days => coalesce(t.retention_days, $2))
+          LIMIT $1)`,
+      [limit, DEFAULT_TRANSCRIPT_SETTINGS.retentionDays],
+    );
+  }
+
+  /**
+   * Ended rooms whose transcript is still open and is due to close: the translator has left (as
+   * many `left` reports as `joined` ones) or the room ended at least `graceSeconds` ago.
+   */
+  async dueToClose(graceSeconds: number, limit: number, sql: Sql = this.database): Promise<string[]> {
+    const rows = await sql.rows<{ id: string }>(
+      `SELECT r.id FROM rooms r
+        WHERE r.status = 'ended' AND r.transcript_closed_at IS NULL
+          AND (r.ended_at <= now() - make_interval(secs => $1)
+               OR (SELECT count(*) FILTER (WHERE e.type = 'left') >= count(*) FILTER (WHERE e.type = 'joined')
+                     FROM translation_events e WHERE e.room_id = r.id AND e.type IN ('joined', 'left')))
+        ORDER BY r.ended_at LIMIT $2`,
+      [graceSeconds, limit],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * Closes the ended room's transcript, once: returns what it holds, or null when it was already
+   * closed (or the room has not ended). Run in the transaction that also writes `transcript.ready`.
+   */
+  async close(roomId: string, sql: Sql): Promise<ClosedTranscript | null> {
+    const [room] = await sql.rows<{ organization_id: string; name: string; started_at: Date | null; ended_at: Date | null }>(
+      `UPDATE rooms SET transcript_closed_at = now() WHERE id = $1 AND status = 'ended' AND transcript_closed_at IS NULL
+       RETURNING organization_id, name, started_at, ended_at`,
+      [roomId],
+    );
+    if (!room) return null;
+    // After the UPDATE holds the row: every insert that read the room open has committed by now.
+    const [summary] = await sql.rows<{ segments: number; languages: string[] }>(
+      `SELECT count(*)::int AS segments,
+              ARRAY(SELECT DISTINCT l FROM transcript_segments s2,
+                           unnest(ARRAY[s2.language, s2.translation_language]) AS l
+                     WHERE s2.room_id = $1 AND l IS NOT NULL ORDER BY l) AS languages
+         FROM transcript_segments s WHERE s.room_id = $1`,
+      [roomId],
+    );
+    return {
+      organizationId: room.organization_id,
+      roomId,
+      roomName: room.name,
+      startedAt: room.started_at,
+      endedAt: room.ended_at,
+      segments: summary.segments,
+      languages: summary.languages,
+    };
+  }
+}

@@ -1,0 +1,67 @@
+import { exportTranscript, transcriptOrigin, type TranscriptFormat } from '@app/domain/transcripts';
+import { Injectable } from '@nestjs/common';
+import type { Actor } from '../../common/auth/actor';
+import { ApiError } from '../../common/errors/api-error';
+import { RequestValidationError } from '../../common/errors/validation-error';
+import { toPage, type Page } from '../../common/pagination/page';
+import type { TranscriptQueryDto, TranscriptSegmentView, TranscriptSettingsDto, TranscriptSettingsView } from './transcript.dto';
+import { TranscriptsRepository, type TranscriptRoom } from './transcripts.repository';
+
+const ROOM_NOT_FOUND = 'Room not found.';
+
+/** Reading, exporting and erasing a room's transcript; the organization's transcript settings. */
+@Injectable()
+export class TranscriptsService {
+  constructor(private readonly transcripts: TranscriptsRepository) {}
+
+  async page(actor: Actor, roomId: string, query: TranscriptQueryDto): Promise<Page<TranscriptSegmentView>> {
+    await this.room(actor, roomId);
+    const rows = await this.transcripts.page(actor.organizationId, roomId, { limit: query.limit + 1, offset: query.offset });
+    return toPage(rows, query);
+  }
+
+  /** The whole transcript as WebVTT or SRT text. */
+  async export(actor: Actor, roomId: string, format: TranscriptFormat, language: string | undefined): Promise<string> {
+    const room = await this.room(actor, roomId);
+    if (language !== undefined && !room.languages.includes(language)) {
+      const held = room.languages.length === 0 ? 'none' : room.languages.join(', ');
+      throw new RequestValidationError([
+        {
+          loc: ['query', 'language'],
+          msg: `The room has never held this language (it has held: ${held})`,
+          type: 'language_not_held',
+          input: language,
+          ctx: { held: room.languages },
+        },
+      ]);
+    }
+    const segments = await this.transcripts.all(actor.organizationId, roomId);
+    return exportTranscript(segments, {
+      format,
+      language: language ?? null,
+      origin: transcriptOrigin(room.startedAt, segments[0]?.startedAt ?? null),
+    });
+  }
+
+  /** Idempotent: erasing an empty transcript is 204 too. */
+  async erase(actor: Actor, roomId: string): Promise<void> {
+    await this.room(actor, roomId);
+    await this.transcripts.erase(actor.organizationId, roomId);
+  }
+
+  async settings(actor: Actor): Promise<TranscriptSettingsView> {
+    const { store, retentionDays } = await this.transcripts.settings(actor.organizationId);
+    return { store, retention_days: retentionDays };
+  }
+
+  async saveSettings(actor: Actor, dto: TranscriptSettingsDto): Promise<TranscriptSettingsView> {
+    await this.transcripts.saveSettings(actor.organizationId, { store: dto.store, retentionDays: dto.retention_days });
+    return { store: dto.store, retention_days: dto.retention_days };
+  }
+
+  private async room(actor: Actor, roomId: string): Promise<TranscriptRoom> {
+    const room = await this.transcripts.room(actor.organizationId, roomId);
+    if (!room) throw ApiError.notFound(ROOM_NOT_FOUND);
+    return room;
+  }
+}
