@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { ApiKeysRepository, type NewApiKey } from '../../src/modules/api-keys/api-keys.repository';
 import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** API keys on the real database, without the application: each organization sees and revokes its own keys only. */
 describe('ApiKeysRepository', () => {
@@ -15,16 +14,13 @@ describe('ApiKeysRepository', () => {
   let organizations: OrganizationsRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    dataSource = createDataSource(databaseUrl);
-    await dataSource.initialize();
+    ({ url: databaseUrl, dataSource } = await openMediumDatabase());
     database = new Database(dataSource);
     keys = new ApiKeysRepository(database);
     organizations = new OrganizationsRepository(database);
   });
   afterAll(async () => {
-    await dataSource.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, dataSource);
   });
 
   const newOrganization = async (email = 'owner@example.test') => {

@@ -1,10 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { OrganizationVersions } from '../../src/common/caching/organization-versions.repository';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { poolOf } from '../../src/database/pool';
 import { CreditAccountsRepository } from '../../src/modules/billing/credit-accounts.repository';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The per-request reads that are batched (balances, cache versions) on the real database, without
@@ -17,9 +16,7 @@ describe('reads batched per organization', () => {
   let statements: number;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     const pool = poolOf(db);
     const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
     (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
@@ -28,8 +25,7 @@ describe('reads batched per organization', () => {
     };
   });
   afterAll(async () => {
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
 
   const newOrganization = async (): Promise<string> => {

@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { BillingHistoryRepository } from '../../src/modules/billing/billing-history.repository';
 import { MediumRows } from '../support/medium-rows';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The reads behind GET /v1/billing/history on the real database, without the application: credit
@@ -17,15 +16,12 @@ describe('BillingHistoryRepository', () => {
   let rows: MediumRows;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     history = new BillingHistoryRepository(new Database(db));
     rows = new MediumRows(db);
   });
   afterAll(async () => {
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
 
   const credit = (organizationId: string, kind: string, cents: number, at: string, reference: string | null = null) =>

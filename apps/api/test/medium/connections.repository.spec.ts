@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { ConnectionsRepository, type NewConnection } from '../../src/modules/metering/connections.repository';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /**
  * ConnectionsRepository on the real database, without the application: a participant's connection
@@ -16,14 +15,11 @@ describe('ConnectionsRepository', () => {
   let connections: ConnectionsRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     connections = new ConnectionsRepository(new Database(db));
   });
   afterAll(async () => {
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
 
   const joinedAt = new Date('2025-03-01T10:00:00.000Z');

@@ -1,7 +1,6 @@
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../../src/config/app-config';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { HotRowWrites } from '../../src/database/hot-row-writes';
 import { CreditAccountsRepository } from '../../src/modules/billing/credit-accounts.repository';
@@ -10,7 +9,7 @@ import { CustomerEvents } from '../../src/modules/customer-webhooks/customer-eve
 import { WebhookDeliveriesRepository } from '../../src/modules/customer-webhooks/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
 import { MediumRows } from '../support/medium-rows';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The credit account aggregate (balance row + ledger lines) on the real database, without the
@@ -26,9 +25,7 @@ describe('CreditAccountsRepository', () => {
   let statements: string[] = [];
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     // Every statement, on the pool or in a transaction, goes through a pg Client.
     const query = Client.prototype.query as (...args: unknown[]) => unknown;
     jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
@@ -42,8 +39,7 @@ describe('CreditAccountsRepository', () => {
   });
   afterAll(async () => {
     jest.restoreAllMocks();
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
 
   const ledgerOf = async (organizationId: string) =>

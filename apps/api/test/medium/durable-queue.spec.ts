@@ -1,7 +1,6 @@
 import { QUEUES, type QueueName } from '@app/contracts';
 import type { DataSource } from 'typeorm';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { HotRowWrites } from '../../src/database/hot-row-writes';
 import { Notifications } from '../../src/database/notifications';
@@ -17,7 +16,7 @@ import { Outbox } from '../../src/queue/outbox';
 import { OutboxRepository } from '../../src/queue/outbox.repository';
 import { QueueRegistry } from '../../src/queue/queue-registry';
 import { deleteKeysOf, testQueuePrefix } from '../support/redis-keys';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 const until = async (condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
@@ -45,9 +44,7 @@ describe('the durable queue', () => {
   let endpoints: WebhookEndpointsRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     database = new Database(db);
     config = loadConfig({
       ...process.env,
@@ -72,8 +69,7 @@ describe('the durable queue', () => {
     await durable.close();
     await registry.onApplicationShutdown();
     await deleteKeysOf(config.redisUrl, config.queuePrefix);
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
 
   const jobIds = async (queue: QueueName): Promise<string[]> =>

@@ -1,8 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { IdempotencyRepository, type KeyLifetime } from '../../src/modules/idempotency/idempotency.repository';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 const LIFETIME: KeyLifetime = { lifetimeHours: 24, abandonedAfterSeconds: 120 };
 const ANSWER = { statusCode: 201, contentType: 'application/json; charset=utf-8', body: '{"id":"x"}' };
@@ -14,14 +13,11 @@ describe('IdempotencyRepository', () => {
   let keys: IdempotencyRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    dataSource = createDataSource(databaseUrl);
-    await dataSource.initialize();
+    ({ url: databaseUrl, dataSource } = await openMediumDatabase());
     keys = new IdempotencyRepository(new Database(dataSource));
   });
   afterAll(async () => {
-    await dataSource.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, dataSource);
   });
 
   const newOrganization = async (): Promise<string> => {

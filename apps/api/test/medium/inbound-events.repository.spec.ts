@@ -1,8 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { InboundEventsRepository, type ReceivedEvent } from '../../src/modules/webhooks/inbound-events.repository';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** `inbound_events` on the real database: stored once by id, applied once, found again when left unapplied. */
 describe('InboundEventsRepository', () => {
@@ -12,15 +11,12 @@ describe('InboundEventsRepository', () => {
   let events: InboundEventsRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     database = new Database(db);
     events = new InboundEventsRepository(database);
   });
   afterAll(async () => {
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
   beforeEach(async () => {
     await db.query(`DELETE FROM inbound_events`);

@@ -1,9 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { InvitesRepository } from '../../src/modules/invites/invites.repository';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** Invite links on the real database: stored, previewed, spent and revoked, each within its organization. */
 describe('InvitesRepository', () => {
@@ -13,15 +12,12 @@ describe('InvitesRepository', () => {
   let invites: InvitesRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    dataSource = createDataSource(databaseUrl);
-    await dataSource.initialize();
+    ({ url: databaseUrl, dataSource } = await openMediumDatabase());
     database = new Database(dataSource);
     invites = new InvitesRepository(database);
   });
   afterAll(async () => {
-    await dataSource.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, dataSource);
   });
 
   async function organizationWithRoom(status = 'active', mode: string | null = null): Promise<{ organizationId: string; roomId: string }> {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { MetricsRepository } from '../../src/modules/metrics/metrics.repository';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** The operator's gauges on the real database, without the application: counted across every organization. */
 describe('MetricsRepository', () => {
@@ -12,14 +11,11 @@ describe('MetricsRepository', () => {
   let reads: MetricsRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    dataSource = createDataSource(databaseUrl);
-    await dataSource.initialize();
+    ({ url: databaseUrl, dataSource } = await openMediumDatabase());
     reads = new MetricsRepository(new Database(dataSource));
   });
   afterAll(async () => {
-    await dataSource.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, dataSource);
   });
 
   const newRoom = async (status: 'created' | 'active' | 'ended') => {

@@ -1,7 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Notifications } from '../../src/database/notifications';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
@@ -17,13 +16,10 @@ describe('database notifications', () => {
   let db: DataSource;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
   });
   afterAll(async () => {
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
 
   const listeners = async (): Promise<number[]> =>

@@ -1,8 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** Organizations and their users on the real database, without the application. */
 describe('OrganizationsRepository', () => {
@@ -12,15 +11,12 @@ describe('OrganizationsRepository', () => {
   let organizations: OrganizationsRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    dataSource = createDataSource(databaseUrl);
-    await dataSource.initialize();
+    ({ url: databaseUrl, dataSource } = await openMediumDatabase());
     database = new Database(dataSource);
     organizations = new OrganizationsRepository(database);
   });
   afterAll(async () => {
-    await dataSource.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, dataSource);
   });
 
   const usersOf = async (organizationId: string) =>

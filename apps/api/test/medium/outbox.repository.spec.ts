@@ -1,9 +1,8 @@
 import { QUEUES } from '@app/contracts';
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { OutboxRepository, type OutboxJob } from '../../src/queue/outbox.repository';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** `outbox_jobs` on the real database: jobs written with their transaction, read back oldest first, marked once enqueued. */
 describe('OutboxRepository', () => {
@@ -13,15 +12,12 @@ describe('OutboxRepository', () => {
   let outbox: OutboxRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     database = new Database(db);
     outbox = new OutboxRepository(database);
   });
   afterAll(async () => {
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
   beforeEach(async () => {
     await db.query(`DELETE FROM outbox_jobs`);

@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The lifecycle statements of RoomsRepository (those LiveKit events and ending a room run) on the
@@ -18,15 +17,12 @@ describe('RoomsRepository, lifecycle', () => {
   let rooms: RoomsRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     database = new Database(db);
     rooms = new RoomsRepository(database);
   });
   afterAll(async () => {
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
 
   const row = async (roomId: string) =>

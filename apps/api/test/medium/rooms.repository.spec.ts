@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { RoomsRepository, type NewRoom } from '../../src/modules/rooms/rooms.repository';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** Rooms, their join tokens and held languages on the real database, each read scoped to its organization. */
 describe('RoomsRepository', () => {
@@ -13,15 +12,12 @@ describe('RoomsRepository', () => {
   let rooms: RoomsRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    dataSource = createDataSource(databaseUrl);
-    await dataSource.initialize();
+    ({ url: databaseUrl, dataSource } = await openMediumDatabase());
     database = new Database(dataSource);
     rooms = new RoomsRepository(database);
   });
   afterAll(async () => {
-    await dataSource.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, dataSource);
   });
 
   interface Org {

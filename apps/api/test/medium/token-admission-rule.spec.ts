@@ -2,10 +2,9 @@ import { admitToken, changesNothing, heldLanguages, LanguageNotHeld, RoomModeMis
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { SQL_FUNCTIONS } from '../../src/database/functions/sql-functions';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The admission rule is written twice on purpose: in libs/domain (admitToken, for the exclusive
@@ -100,15 +99,12 @@ describe('token admission: the rule of libs/domain and the SQL functions agree',
   let organizationId: string;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    dataSource = createDataSource(databaseUrl);
-    await dataSource.initialize();
+    ({ url: databaseUrl, dataSource } = await openMediumDatabase());
     database = new Database(dataSource);
     [{ id: organizationId }] = await database.rows<{ id: string }>(`INSERT INTO organizations (name) VALUES ('admission') RETURNING id`);
   });
   afterAll(async () => {
-    await dataSource.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, dataSource);
   });
 
   /** One room per case, named `<prefix>-<index>`, holding the case's scenario. */

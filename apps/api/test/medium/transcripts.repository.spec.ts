@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { TranscriptsRepository, type SegmentRecord } from '../../src/modules/transcripts/transcripts.repository';
 import { MediumRows } from '../support/medium-rows';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /**
  * TranscriptsRepository on the real database, without the application: a segment is stored once
@@ -19,16 +18,13 @@ describe('TranscriptsRepository', () => {
   let rows: MediumRows;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     database = new Database(db);
     transcripts = new TranscriptsRepository(database);
     rows = new MediumRows(db);
   });
   afterAll(async () => {
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
 
   const t0 = Date.parse('2026-11-25T10:00:00.000Z');

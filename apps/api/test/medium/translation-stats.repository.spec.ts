@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { TranslationStatsRepository, type NewTranslationEvent } from '../../src/modules/translation-stats/translation-stats.repository';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** The translator's reports on the real database, without the application: stored once, for the room they name, read per organization. */
 describe('TranslationStatsRepository', () => {
@@ -12,14 +11,11 @@ describe('TranslationStatsRepository', () => {
   let stats: TranslationStatsRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    dataSource = createDataSource(databaseUrl);
-    await dataSource.initialize();
+    ({ url: databaseUrl, dataSource } = await openMediumDatabase());
     stats = new TranslationStatsRepository(new Database(dataSource));
   });
   afterAll(async () => {
-    await dataSource.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, dataSource);
   });
 
   const newRoom = async () => {

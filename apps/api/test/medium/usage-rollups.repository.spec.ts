@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { UsageRollupsRepository } from '../../src/modules/metering/usage-rollups.repository';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /**
  * UsageRollupsRepository on the real database, without the application: writes to a slot add up,
@@ -17,15 +16,12 @@ describe('UsageRollupsRepository', () => {
   let database: Database;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     database = new Database(db);
     rollups = new UsageRollupsRepository(database);
   });
   afterAll(async () => {
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
 
   const slots = async (organizationId: string) =>

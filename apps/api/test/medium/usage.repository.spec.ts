@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { UsageRepository } from '../../src/modules/usage/usage.repository';
 import { MediumRows } from '../support/medium-rows';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The usage overview's reads on the real database, without the application: the rollup summed per
@@ -17,15 +16,12 @@ describe('UsageRepository', () => {
   let rows: MediumRows;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     usage = new UsageRepository(new Database(db));
     rows = new MediumRows(db);
   });
   afterAll(async () => {
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
 
   const ms = (iso: string) => new Date(iso).getTime();

@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { WebhookDeliveriesRepository, type NewEvent } from '../../src/modules/customer-webhooks/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /**
  * `webhook_events` and `webhook_deliveries` on the real database: the outbox written with a change,
@@ -18,16 +17,13 @@ describe('WebhookDeliveriesRepository', () => {
   let eventCount = 0;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     database = new Database(db);
     deliveries = new WebhookDeliveriesRepository(database);
     endpoints = new WebhookEndpointsRepository(database);
   });
   afterAll(async () => {
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
 
   const newOrganization = async (): Promise<string> => {

@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { createDataSource } from '../../src/database/data-source';
 import { Database } from '../../src/database/database';
 import { CUSTOMER_EVENT_TYPES } from '../../src/modules/customer-webhooks/event-types';
 import { WebhookEndpointsRepository, type NewWebhookEndpoint } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** `webhook_endpoints` on the real database: each organization sees and deletes only its own, newest first. */
 describe('WebhookEndpointsRepository', () => {
@@ -13,15 +12,12 @@ describe('WebhookEndpointsRepository', () => {
   let endpoints: WebhookEndpointsRepository;
 
   beforeAll(async () => {
-    databaseUrl = await createTestDatabase();
-    db = createDataSource(databaseUrl);
-    await db.initialize();
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     database = new Database(db);
     endpoints = new WebhookEndpointsRepository(database);
   });
   afterAll(async () => {
-    await db.destroy();
-    await dropTestDatabase(databaseUrl);
+    await closeMediumDatabase(databaseUrl, db);
   });
 
   const newOrganization = async (): Promise<string> => {
