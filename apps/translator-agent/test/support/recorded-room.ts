@@ -7,7 +7,6 @@
  */
 import type { TranscriptSegmentReport } from '@app/contracts';
 import { AudioFrame } from '@livekit/rtc-node';
-import IORedis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -145,20 +144,5 @@ function paced(room: FakeRoom): FakeRoom['listenTo'] {
   };
 }
 
-/** Every Redis key under a test's BullMQ prefix (`<prefix>:*`), SCAN then DEL: how many there were. */
-export async function deleteQueueKeys(redisUrl: string, prefix: string): Promise<number> {
-  const client = new IORedis(redisUrl, { maxRetriesPerRequest: 1 });
-  let count = 0;
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      count += keys.length;
-      if (keys.length) await client.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    client.disconnect();
-  }
-  return count;
-}
+/** Every Redis key under a test's BullMQ prefix (`<prefix>:*`), SCAN then DEL: how many there were (the API tests' own helper). */
+export { deleteKeysOf as deleteQueueKeys } from '../../../api/test/support/redis-keys';

@@ -10,18 +10,12 @@ export interface TranscriptSettings {
 
 export const DEFAULT_TRANSCRIPT_SETTINGS: TranscriptSettings = { store: true, retentionDays: 30 };
 
-/** One reported segment, as the translator sent it. */
-export interface SegmentRecord {
+/** One reported segment, as the translator sent it: a transcript segment of a room, with its stable id. */
+export interface SegmentRecord extends TranscriptSegment {
   roomId: string;
   /** The room's LiveKit name as the reporter knows it; empty when it knows only the room id (file reports). */
   livekitRoom: string;
   segmentId: string;
-  participantIdentity: string;
-  language: string;
-  text: string;
-  translation: { language: string; text: string } | null;
-  startedAt: Date;
-  endedAt: Date;
 }
 
 /** A stored segment as the API shows it. */
