@@ -1,9 +1,9 @@
 import type { TranscriptSegmentReport } from '@app/contracts';
 import { Injectable } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import { Coalescer } from '../../common/batching/coalescer';
 import { TranscriptsRepository, type SegmentRecord } from './transcripts.repository';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_TEXT = 10_000;
 
 interface Pending {
@@ -48,7 +48,7 @@ function recordOf(report: TranscriptSegmentReport): SegmentRecord | null {
   const text = (value: unknown, max: number) =>
     typeof value === 'string' && value.length > 0 && value.length <= max && !value.includes('\u0000');
   if (
-    !UUID.test(report.roomId) ||
+    !isUUID(report.roomId) ||
     typeof report.livekitRoom !== 'string' ||
     !text(report.segmentId, 200) ||
     !text(report.participantIdentity, 128) ||

@@ -1,12 +1,11 @@
 import type { TranslatorEventJob } from '@app/contracts';
 import { combineLatencyReports } from '@app/domain/latency-stats';
 import { Injectable } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import type { DirectionStatsView, TranslationStatsView } from './translation-stats.dto';
 import { TranslationStatsRepository, type TranslationEventRow } from './translation-stats.repository';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Injectable()
 export class TranslationStatsService {
@@ -17,7 +16,7 @@ export class TranslationStatsService {
    * not exist, or whose LiveKit name does not match, is dropped (returns false).
    */
   async record(eventKey: string, event: TranslatorEventJob): Promise<boolean> {
-    if (!UUID.test(event.roomId)) return false;
+    if (!isUUID(event.roomId)) return false;
     const latency = event.type === 'latency' ? event : null;
     return this.stats.insert({
       eventKey,
