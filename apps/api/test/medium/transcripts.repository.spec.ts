@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { Database } from '../../src/database/database';
+import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { TranscriptsRepository, type SegmentRecord } from '../../src/modules/transcripts/transcripts.repository';
 import { MediumRows } from '../support/medium-rows';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
@@ -120,14 +121,16 @@ describe('TranscriptsRepository', () => {
     expect((await transcripts.page(owner.organizationId, room, { limit: 1, offset: 1 })).map((s) => s.id)).toEqual(['z']);
   });
 
-  it("knows the languages the room's join tokens were issued for", async () => {
-    const owner = await rows.organization();
+  it("the languages a room has held for its exports: its join tokens', for its organization only", async () => {
+    const [owner, other] = [await rows.organization(), await rows.organization()];
     const room = await rows.room(owner);
     await db.query(
       `INSERT INTO room_tokens (room_id, identity, kind, languages) VALUES ($1, 'a', 'member', ARRAY['es']), ($1, 'b', 'guest', ARRAY['en', 'es'])`,
       [room],
     );
-    expect((await transcripts.room(owner.organizationId, room))?.languages).toEqual(['en', 'es']);
+    const rooms = new RoomsRepository(database);
+    expect(await rooms.issuedLanguages(owner.organizationId, room)).toEqual(['en', 'es']);
+    expect(await rooms.issuedLanguages(other.organizationId, room)).toEqual([]);
   });
 
   it('closes an ended room once, counting what it holds; later segments are not stored', async () => {

@@ -176,6 +176,16 @@ export class RoomsRepository {
     return row?.languages ?? [];
   }
 
+  /** Every language a token of the room was ever issued for (members' and guests'), sorted. */
+  async issuedLanguages(organizationId: string, roomId: string, sql: Sql = this.database): Promise<string[]> {
+    const [row] = await sql.rows<{ languages: string[] }>(
+      `SELECT ARRAY(SELECT DISTINCT l FROM room_tokens t JOIN rooms r ON r.id = t.room_id, unnest(t.languages) AS l
+                     WHERE t.room_id = $1 AND r.organization_id = $2 ORDER BY l) AS languages`,
+      [roomId, organizationId],
+    );
+    return row.languages;
+  }
+
   /** Issues (or re-issues, for the same identity) a token of the room, reserving its languages for a while. */
   async reserveToken(organizationId: string, roomId: string, token: TokenReservation, sql: Sql = this.database): Promise<void> {
     await sql.rows(RESERVE_TOKEN, [

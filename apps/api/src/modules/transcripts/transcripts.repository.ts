@@ -29,13 +29,12 @@ export interface StoredSegment {
   ended_at: Date;
 }
 
-/** The room a transcript belongs to, with the languages its join tokens were issued for. */
+/** The room a transcript belongs to. */
 export interface TranscriptRoom {
   id: string;
   name: string;
   startedAt: Date | null;
   endedAt: Date | null;
-  languages: string[];
 }
 
 /** A room whose transcript was just closed: what `transcript.ready` says of it. */
@@ -144,13 +143,11 @@ export class TranscriptsRepository {
 
   /** The room, when it is the organization's. */
   async room(organizationId: string, roomId: string, sql: Sql = this.database): Promise<TranscriptRoom | null> {
-    const [row] = await sql.rows<{ id: string; name: string; started_at: Date | null; ended_at: Date | null; languages: string[] }>(
-      `SELECT r.id, r.name, r.started_at, r.ended_at,
-              ARRAY(SELECT DISTINCT l FROM room_tokens t, unnest(t.languages) AS l WHERE t.room_id = r.id ORDER BY l) AS languages
-         FROM rooms r WHERE r.id = $1 AND r.organization_id = $2`,
+    const [row] = await sql.rows<{ id: string; name: string; started_at: Date | null; ended_at: Date | null }>(
+      `SELECT r.id, r.name, r.started_at, r.ended_at FROM rooms r WHERE r.id = $1 AND r.organization_id = $2`,
       [roomId, organizationId],
     );
-    return row ? { id: row.id, name: row.name, startedAt: row.started_at, endedAt: row.ended_at, languages: row.languages } : null;
+    return row ? { id: row.id, name: row.name, startedAt: row.started_at, endedAt: row.ended_at } : null;
   }
 
   /** A page of the room's segments in spoken order (start, then id). */

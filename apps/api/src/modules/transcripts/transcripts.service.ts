@@ -4,6 +4,7 @@ import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import { RequestValidationError } from '../../common/errors/validation-error';
 import { toPage, type Page } from '../../common/pagination/page';
+import { RoomsRepository } from '../rooms/rooms.repository';
 import type { TranscriptQueryDto, TranscriptSegmentView, TranscriptSettingsDto, TranscriptSettingsView } from './transcript.dto';
 import { TranscriptsRepository, type TranscriptRoom } from './transcripts.repository';
 
@@ -12,7 +13,10 @@ const ROOM_NOT_FOUND = 'Room not found.';
 /** Reading, exporting and erasing a room's transcript; the organization's transcript settings. */
 @Injectable()
 export class TranscriptsService {
-  constructor(private readonly transcripts: TranscriptsRepository) {}
+  constructor(
+    private readonly transcripts: TranscriptsRepository,
+    private readonly rooms: RoomsRepository,
+  ) {}
 
   async page(actor: Actor, roomId: string, query: TranscriptQueryDto): Promise<Page<TranscriptSegmentView>> {
     await this.room(actor, roomId);
@@ -23,15 +27,17 @@ export class TranscriptsService {
   /** The whole transcript as WebVTT or SRT text. */
   async export(actor: Actor, roomId: string, format: TranscriptFormat, language: string | undefined): Promise<string> {
     const room = await this.room(actor, roomId);
-    if (language !== undefined && !room.languages.includes(language)) {
-      const held = room.languages.length === 0 ? 'none' : room.languages.join(', ');
+    // A room holds the languages of the join tokens issued for it; only a per-language export asks.
+    const issued = language === undefined ? [] : await this.rooms.issuedLanguages(actor.organizationId, roomId);
+    if (language !== undefined && !issued.includes(language)) {
+      const held = issued.length === 0 ? 'none' : issued.join(', ');
       throw new RequestValidationError([
         {
           loc: ['query', 'language'],
           msg: `The room has never held this language (it has held: ${held})`,
           type: 'language_not_held',
           input: language,
-          ctx: { held: room.languages },
+          ctx: { held: issued },
         },
       ]);
     }
