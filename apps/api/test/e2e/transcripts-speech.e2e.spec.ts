@@ -1,8 +1,7 @@
 import { initializeLogger } from '@livekit/agents';
 import { dispose } from '@livekit/rtc-node';
-import { QUEUES } from '@app/contracts';
 import { goForward, librivoxClip, reportRecordedRoom } from '../../../translator-agent/test/support/recorded-room';
-import { QueueRegistry } from '../../src/queue/queue-registry';
+import { translatorEventsDrained } from '../support/translator-events';
 import { createOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
 
@@ -22,15 +21,6 @@ describe('a transcript of recorded speech, through the translator’s reporting 
     await h.close();
     await dispose();
   });
-
-  async function drained(): Promise<void> {
-    const queue = h.t.app.get(QueueRegistry).queue(QUEUES.translatorEvents);
-    const deadline = Date.now() + 15_000;
-    while (Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).some((n) => n > 0)) {
-      if (Date.now() > deadline) throw new Error('translator-events never drained');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
 
   it('stores what alice said with its Spanish translation, exported per language with cue times from the room start', async () => {
     const org = await createOrganization(h.t);
@@ -59,7 +49,7 @@ describe('a transcript of recorded speech, through the translator’s reporting 
     });
     expect(errors).toEqual([]);
     expect(reports).toHaveLength(2);
-    await drained();
+    await translatorEventsDrained(h.t);
 
     const json = await h.t.http().get(`/v1/rooms/${room.id}/transcript`).set(org.auth);
     expect(json.status).toBe(200);

@@ -2,6 +2,7 @@ import { QUEUES, type TranscriptSegmentReport } from '@app/contracts';
 import { Webhook } from 'standardwebhooks';
 import { TranscriptReadiness } from '../../src/modules/transcripts/transcript-readiness';
 import { QueueRegistry } from '../../src/queue/queue-registry';
+import { translatorEventsDrained } from '../support/translator-events';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -51,18 +52,6 @@ describe('Transcripts', () => {
       n: number;
     }[];
     return n;
-  }
-
-  /** Waits until the translator-events queue has nothing waiting or running. */
-  async function drained(): Promise<void> {
-    const queue = h.t.app.get(QueueRegistry).queue(QUEUES.translatorEvents);
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-      if (Object.values(counts).every((n) => n === 0)) return;
-      if (Date.now() > deadline) throw new Error(`translator-events not drained: ${JSON.stringify(counts)}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
   }
 
   const transcript = (org: TestOrganization, roomId: string, query = '') =>
@@ -133,7 +122,7 @@ describe('Transcripts', () => {
       });
       // Reported out of order, and the first one three times (a retried job, a redelivery under another job id).
       for (const s of [alice2, bob1, alice1, alice1, { ...alice1, at: new Date().toISOString() }]) await report(s);
-      await drained();
+      await translatorEventsDrained(h.t);
       expect(await storedCount(room.id)).toBe(3);
 
       const res = await transcript(org, room.id);
@@ -181,7 +170,7 @@ describe('Transcripts', () => {
       const org = await createOrganization(h.t);
       const room = await createRoom(h, org);
       for (const id of ['b', 'c', 'a']) await report(segment(room, { segmentId: id, startedAt: at(500), endedAt: at(900) }));
-      await drained();
+      await translatorEventsDrained(h.t);
       expect((await transcript(org, room.id)).body.items.map((s: { id: string }) => s.id)).toEqual(['a', 'b', 'c']);
     });
 
@@ -190,11 +179,11 @@ describe('Transcripts', () => {
       const room = await createRoom(h, org);
       await h.t.http().put('/v1/transcripts/settings').set(org.auth).send({ store: false, retention_days: 30 }).expect(200);
       await report(segment(room, { segmentId: 'off-1' }));
-      await drained();
+      await translatorEventsDrained(h.t);
       expect(await storedCount(room.id)).toBe(0);
       await h.t.http().put('/v1/transcripts/settings').set(org.auth).send({ store: true, retention_days: 30 }).expect(200);
       await report(segment(room, { segmentId: 'on-1' }));
-      await drained();
+      await translatorEventsDrained(h.t);
       expect(await storedCount(room.id)).toBe(1);
     });
 
@@ -202,13 +191,13 @@ describe('Transcripts', () => {
       const org = await createOrganization(h.t);
       const room = await createRoom(h, org);
       await report(segment(room, { segmentId: 'e-1' }));
-      await drained();
+      await translatorEventsDrained(h.t);
       expect((await transcript(org, room.id)).body.items).toHaveLength(1);
       await h.t.http().delete(`/v1/rooms/${room.id}/transcript`).set(org.auth).expect(204);
       expect((await transcript(org, room.id)).body.items).toEqual([]);
       await h.t.http().delete(`/v1/rooms/${room.id}/transcript`).set(org.auth).expect(204);
       await report(segment(room, { segmentId: 'e-2' }));
-      await drained();
+      await translatorEventsDrained(h.t);
       expect((await transcript(org, room.id)).body.items.map((s: { id: string }) => s.id)).toEqual(['e-2']);
     });
 
@@ -220,7 +209,7 @@ describe('Transcripts', () => {
       await report(segment(a, { segmentId: 'old', startedAt: daysAgo(3), endedAt: daysAgo(3) }));
       await report(segment(a, { segmentId: 'young', startedAt: daysAgo(1), endedAt: daysAgo(1) }));
       await report(segment(b, { segmentId: 'old-but-kept', startedAt: daysAgo(3), endedAt: daysAgo(3) }));
-      await drained();
+      await translatorEventsDrained(h.t);
       expect(await h.t.app.get(TranscriptReadiness).deleteExpired()).toBeGreaterThanOrEqual(1);
       expect((await transcript(short, a.id)).body.items.map((s: { id: string }) => s.id)).toEqual(['young']);
       expect((await transcript(long, b.id)).body.items.map((s: { id: string }) => s.id)).toEqual(['old-but-kept']);
@@ -261,7 +250,7 @@ describe('Transcripts', () => {
       await report(
         segment(room, { segmentId: 's3', startedAt: at(3_800_000), endedAt: at(3_801_000), text: 'untranslated', translation: null }),
       );
-      await drained();
+      await translatorEventsDrained(h.t);
       return room;
     }
 
@@ -299,7 +288,7 @@ describe('Transcripts', () => {
       expect(empty.status).toBe(200);
       expect(empty.text).toBe('');
       await report(segment(room, { segmentId: 'first', startedAt: at(10_000), endedAt: at(12_500) }));
-      await drained();
+      await translatorEventsDrained(h.t);
       expect((await transcript(org, room.id, '?format=srt')).text).toBe('1\n00:00:00,000 --> 00:00:02,500\nalice: hello everyone\n');
     });
 
@@ -319,7 +308,7 @@ describe('Transcripts', () => {
     const [owner, other] = [await createOrganization(h.t), await createOrganization(h.t)];
     const room = await createRoom(h, owner);
     await report(segment(room, { segmentId: 'private' }));
-    await drained();
+    await translatorEventsDrained(h.t);
     for (const id of [room.id, '00000000-0000-4000-8000-000000000000']) {
       expect((await transcript(other, id)).status).toBe(404);
       expect((await transcript(other, id, '?format=vtt')).status).toBe(404);
@@ -377,12 +366,12 @@ describe('Transcripts', () => {
       await endRoom(room);
       // The translator is still draining: its last segment comes after the end, and is kept.
       await report(segment(room, { segmentId: 'r-2', startedAt: at(5_000), endedAt: at(6_000), translation: null }));
-      await drained();
+      await translatorEventsDrained(h.t);
       expect(await h.t.app.get(TranscriptReadiness).closeDue()).toBe(0); // the translator has not left yet
       await h.t.app
         .get(QueueRegistry)
         .add(QUEUES.translatorEvents, 'left', { type: 'left', ...base, at: new Date().toISOString() }, { jobId: `ready.${room.id}.left` });
-      await drained();
+      await translatorEventsDrained(h.t);
 
       const [ready] = await r.waitFor((all) => all.some((x) => x.event.type === 'transcript.ready'));
       const payload = new Webhook(endpoint.secret).verify(ready.body, {
@@ -403,7 +392,7 @@ describe('Transcripts', () => {
 
       // Closed: a segment reported now is not stored, and nothing is sent again.
       await report(segment(room, { segmentId: 'r-3', startedAt: at(7_000), endedAt: at(8_000) }));
-      await drained();
+      await translatorEventsDrained(h.t);
       expect(await storedCount(room.id)).toBe(2);
       expect(await h.t.app.get(TranscriptReadiness).closeDue()).toBe(0);
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -426,7 +415,7 @@ describe('Transcripts', () => {
           );
       }
       await report(segment(spoken, { segmentId: 'g-1' }));
-      await drained();
+      await translatorEventsDrained(h.t);
       for (const room of [spoken, silent]) await endRoom(room);
       expect(await h.t.app.get(TranscriptReadiness).closeDue()).toBe(0);
       await h.t.db.query(`UPDATE rooms SET ended_at = ended_at - interval '61 seconds' WHERE id = ANY($1)`, [[spoken.id, silent.id]]);
