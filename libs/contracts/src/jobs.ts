@@ -10,6 +10,14 @@ export interface StoredEventRef {
   subject: string | null;
 }
 
+/** The other job of the livekit-events queue: an ended room has waited for late events; send its `room.ended`. */
+export const ROOM_SETTLE_JOB = 'room.settle';
+
+export interface RoomSettleJob {
+  organizationId: string;
+  roomId: string;
+}
+
 export type StreamingModeName = 'mono' | 'dual';
 
 export const TRANSLATOR_JOBS = { dispatch: 'translator.dispatch', dismiss: 'translator.dismiss' } as const;

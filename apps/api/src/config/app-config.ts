@@ -26,6 +26,8 @@ export interface AppConfig {
   rateLimits: RateLimitConfig;
   /** Longest a single connection is billed for, whatever its events say. */
   maxConnectionMinutes: number;
+  /** How long an ended room waits for late LiveKit events before its `room.ended` is sent. */
+  roomSettleMs: number;
   maxActiveApiKeysPerOrganization: number;
   webhooks: {
     /** Endpoints on loopback, private, link-local or metadata addresses and plain http (development and tests only). */
@@ -228,6 +230,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       failedAuthPerAddress: int(env, 'RATE_LIMIT_FAILED_AUTH_PER_ADDRESS', 30, 1),
     },
     maxConnectionMinutes: int(env, 'MAX_CONNECTION_MINUTES', 24 * 60, 1),
+    roomSettleMs: int(env, 'ROOM_SETTLE_MS', nodeEnv === 'test' ? 0 : 5000, 0, 600_000),
     maxActiveApiKeysPerOrganization: int(env, 'MAX_ACTIVE_API_KEYS_PER_ORGANIZATION', 100, 1),
     webhooks: {
       allowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),

@@ -92,7 +92,7 @@ describe('CreditAccountsRepository', () => {
   });
 
   describe('insertCharges', () => {
-    it('writes the charges of several organizations with one statement, each line on its own organization and connection', async () => {
+    it('writes the charges and corrections of several organizations with one statement, each line on its own organization and connection', async () => {
       const [a, b] = [await rows.organization(), await rows.organization()];
       const at = new Date('2026-03-02T09:00:00.000Z');
       const roomA = await rows.room(a, { startedAt: at });
@@ -105,16 +105,16 @@ describe('CreditAccountsRepository', () => {
       statements = [];
       await accounts.insertCharges(
         [
-          { organizationId: a.organizationId, roomId: roomA, connectionId: a1, cents: -30, occurredAt: at },
-          { organizationId: b.organizationId, roomId: roomB, connectionId: b1, cents: -60, occurredAt: at },
-          { organizationId: a.organizationId, roomId: roomA, connectionId: a2, cents: -9, occurredAt: at },
+          { kind: 'charge', organizationId: a.organizationId, roomId: roomA, connectionId: a1, cents: -30, occurredAt: at },
+          { kind: 'charge', organizationId: b.organizationId, roomId: roomB, connectionId: b1, cents: -60, occurredAt: at },
+          { kind: 'charge_correction', organizationId: a.organizationId, roomId: roomA, connectionId: a2, cents: -9, occurredAt: at },
         ],
         'usd',
       );
       expect(statements.filter((text) => text.includes('INSERT INTO ledger_entries'))).toHaveLength(1);
       expect(await ledgerOf(a.organizationId)).toEqual([
         { kind: 'charge', delta_cents: -30, currency: 'usd', room_id: roomA, connection_id: a1, provider_reference: null, note: null },
-        { kind: 'charge', delta_cents: -9, currency: 'usd', room_id: roomA, connection_id: a2, provider_reference: null, note: null },
+        { kind: 'charge_correction', delta_cents: -9, currency: 'usd', room_id: roomA, connection_id: a2, provider_reference: null, note: null },
       ]);
       expect(await ledgerOf(b.organizationId)).toEqual([
         { kind: 'charge', delta_cents: -60, currency: 'usd', room_id: roomB, connection_id: b1, provider_reference: null, note: null },
@@ -128,7 +128,7 @@ describe('CreditAccountsRepository', () => {
       const at = new Date();
       const room = await rows.room(a, { startedAt: at });
       const connectionId = await rows.connection(a.organizationId, room, { joinedAt: at });
-      const charge = { organizationId: a.organizationId, roomId: room, connectionId, cents: -3, occurredAt: at };
+      const charge = { kind: 'charge' as const, organizationId: a.organizationId, roomId: room, connectionId, cents: -3, occurredAt: at };
       await accounts.insertCharges([charge], 'usd');
       await expect(
         database.transaction(async (tx) => {
@@ -138,6 +138,14 @@ describe('CreditAccountsRepository', () => {
       ).rejects.toThrow(/duplicate key/);
       expect(await ledgerOf(a.organizationId)).toHaveLength(1);
       expect(await balanceOf(a.organizationId)).toBeNull();
+      // Corrections of its charge are lines of their own, as many as its end moved.
+      await accounts.insertCharges([{ ...charge, kind: 'charge_correction', cents: 1 }], 'usd');
+      await accounts.insertCharges([{ ...charge, kind: 'charge_correction', cents: 1 }], 'usd');
+      expect((await ledgerOf(a.organizationId)).map((line) => [line.kind, line.delta_cents])).toEqual([
+        ['charge', -3],
+        ['charge_correction', 1],
+        ['charge_correction', 1],
+      ]);
     });
   });
 

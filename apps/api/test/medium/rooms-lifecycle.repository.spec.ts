@@ -95,7 +95,7 @@ describe('RoomsRepository, lifecycle', () => {
     ];
     for (const { at, startedAt: started, ends } of cases) {
       const room = await insertRoom(db, org, { status: started ? 'active' : 'created', startedAt: started, createdAt });
-      expect(await rooms.end(org.organizationId, room.id, at)).toEqual(ends);
+      expect(await rooms.end(org.organizationId, room.id, at, 0)).toEqual(ends);
       expect(await row(room.id)).toEqual(expect.objectContaining({ status: 'ended', ended_at: ends }));
     }
   });
@@ -103,7 +103,7 @@ describe('RoomsRepository, lifecycle', () => {
   it("does not end another organization's room", async () => {
     const [org, other] = [await insertOrganization(db), await insertOrganization(db)];
     const room = await insertRoom(db, org, { status: 'active', startedAt: new Date('2025-03-01T10:00:00.000Z') });
-    expect(await rooms.end(other.organizationId, room.id, new Date())).toBeNull();
+    expect(await rooms.end(other.organizationId, room.id, new Date(), 0)).toBeNull();
     expect(await row(room.id)).toEqual(expect.objectContaining({ status: 'active', ended_at: null }));
   });
 

@@ -14,6 +14,7 @@ import { SqlFunctionsFromSource1763941900000 } from './1763941900000-SqlFunction
 import { RoomsNewestByMillisecond1763941910000 } from './1763941910000-RoomsNewestByMillisecond';
 import { Transcripts1764100000000 } from './1764100000000-Transcripts';
 import { WebhookListsByMillisecond1764200000000 } from './1764200000000-WebhookListsByMillisecond';
+import { OrderIndependentMetering1764300000000 } from './1764300000000-OrderIndependentMetering';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   RoomsNewestByMillisecond1763941910000,
   Transcripts1764100000000,
   WebhookListsByMillisecond1764200000000,
+  OrderIndependentMetering1764300000000,
 ];

@@ -28,7 +28,7 @@ const HISTORY_LINES = {
   name: 'history_page',
   text: `SELECT kind, occurred_at, delta_cents, currency, provider_reference, room_id FROM (
          (SELECT e.kind, e.occurred_at, e.delta_cents, e.currency, e.provider_reference, NULL::uuid AS room_id, lpad(e.id::text, 20, '0') AS line_key
-            FROM ledger_entries e WHERE e.organization_id = $1 AND e.kind <> 'charge'
+            FROM ledger_entries e WHERE e.organization_id = $1 AND e.kind <> 'charge' AND e.kind <> 'charge_correction'
            ORDER BY e.occurred_at DESC, lpad(e.id::text, 20, '0') DESC LIMIT $2::bigint + $3::bigint)
          UNION ALL
          (SELECT 'room_usage', r.started_at, -r.total_charged_cents, $4, NULL, r.id, r.id::text

@@ -32,8 +32,12 @@ export interface CreditLine {
   note?: string | null;
 }
 
-/** One connection's charge: `cents` is the (negative) delta it adds to the ledger. */
+/**
+ * A line of one connection: its charge (`cents` negative), or a correction of that charge when a
+ * later event moved the connection's end (`cents` the signed difference, positive when it gives back).
+ */
 export interface ChargeLine {
+  kind: 'charge' | 'charge_correction';
   organizationId: string;
   roomId: string;
   connectionId: number;
@@ -74,9 +78,9 @@ const INSERT_CREDIT = `INSERT INTO ledger_entries (organization_id, kind, delta_
        RETURNING id, kind, delta_cents, currency, occurred_at, provider_reference`;
 
 const INSERT_CHARGES = `INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, room_id, connection_id)
-         SELECT organization_id, 'charge', delta_cents, $1, occurred_at, room_id, connection_id
-           FROM unnest($2::uuid[], $3::bigint[], $4::timestamptz[], $5::uuid[], $6::bigint[])
-             AS c(organization_id, delta_cents, occurred_at, room_id, connection_id)`;
+         SELECT organization_id, kind, delta_cents, $1, occurred_at, room_id, connection_id
+           FROM unnest($2::uuid[], $3::bigint[], $4::timestamptz[], $5::uuid[], $6::bigint[], $7::text[])
+             AS c(organization_id, delta_cents, occurred_at, room_id, connection_id, kind)`;
 
 /** `id::text`: a reference that is no uuid names no organization (instead of failing the cast). */
 const ORGANIZATION_BY_REFERENCE = `SELECT id FROM organizations WHERE id::text = $1`;
@@ -145,7 +149,7 @@ export class CreditAccountsRepository {
     return row ? { ...row, id: Number(row.id), delta_cents: Number(row.delta_cents) } : null;
   }
 
-  /** All charges with one insert (the balance is moved separately, by their sum per organization). */
+  /** All charges and corrections with one insert (the balance is moved separately, by their sum per organization). */
   async insertCharges(charges: ChargeLine[], currency: string, sql: Sql = this.database): Promise<void> {
     if (charges.length === 0) return;
     await sql.rows(INSERT_CHARGES, [
@@ -155,6 +159,7 @@ export class CreditAccountsRepository {
       charges.map((charge) => charge.occurredAt),
       charges.map((charge) => charge.roomId),
       charges.map((charge) => charge.connectionId),
+      charges.map((charge) => charge.kind),
     ]);
   }
 

@@ -26,11 +26,24 @@ export class Ledger {
     tx: Sql,
     entry: { organizationId: string; roomId: string; connectionId: number; cents: number; occurredAt: Date },
   ): Promise<void> {
-    if (entry.cents === 0) return;
-    await this.hot.append<ChargeLine>(tx, LEDGER_CHARGES_KEY, { ...entry, cents: -entry.cents }, (rows) =>
-      this.accounts.insertCharges(rows, this.config.credit.currency, tx),
-    );
-    await this.moveBalance(tx, entry.organizationId, -entry.cents);
+    await this.connectionLine(tx, { ...entry, kind: 'charge', cents: -entry.cents });
+  }
+
+  /**
+   * A connection's charge changed after it entered the ledger (a later event moved its end): a new
+   * line of the difference (`cents` what the charge moved by; negative gives back), never an edit.
+   */
+  async correctCharge(
+    tx: Sql,
+    entry: { organizationId: string; roomId: string; connectionId: number; cents: number; occurredAt: Date },
+  ): Promise<void> {
+    await this.connectionLine(tx, { ...entry, kind: 'charge_correction', cents: -entry.cents });
+  }
+
+  private async connectionLine(tx: Sql, line: ChargeLine): Promise<void> {
+    if (line.cents === 0) return;
+    await this.hot.append<ChargeLine>(tx, LEDGER_CHARGES_KEY, line, (rows) => this.accounts.insertCharges(rows, this.config.credit.currency, tx));
+    await this.moveBalance(tx, line.organizationId, line.cents);
   }
 
   /** A credit line; returns null when a purchase with this provider reference was already recorded. */

@@ -9,11 +9,15 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { CustomerEvents } from '../customer-webhooks/customer-events';
 import type { Sql } from '../../database/sql';
-import { ConnectionsRepository, type OpenConnection } from './connections.repository';
+import { ConnectionsRepository, type CorrectedConnection, type OpenConnection } from './connections.repository';
 
 export type { OpenConnection } from './connections.repository';
 
-/** Ends connections: minutes by the started minute, the charge at the rate of join time, one ledger row each. */
+/**
+ * Ends connections: minutes by the started minute, the charge at the rate of join time, one ledger
+ * row each. A connection ends at the earliest end reported for it: an end reported later that is
+ * earlier than the one recorded moves it there and corrects the charge with a new ledger row.
+ */
 @Injectable()
 export class ConnectionMeter {
   constructor(
@@ -38,17 +42,7 @@ export class ConnectionMeter {
    */
   async closeOpenMany(tx: Sql, closes: { room: MeteredRoom; connection: OpenConnection; leftAt: Date }[]): Promise<void> {
     if (closes.length === 0) return;
-    const ends = closes.map(({ connection, leftAt }) => {
-      const end = new Date(Math.max(leftAt.getTime(), connection.joinedAt.getTime()));
-      const minutes = billedMinutes(connection.joinedAt.getTime(), end.getTime(), this.config.maxConnectionMinutes);
-      return {
-        organizationId: connection.organizationId,
-        id: connection.id,
-        leftAt: end,
-        minutes,
-        cents: chargeCents(minutes, connection.centsPerMinute),
-      };
-    });
+    const ends = closes.map(({ connection, leftAt }) => this.endOf(connection, leftAt));
     const closed = await this.connections.close(ends, tx);
     const closedIds = new Set(closed.map((row) => row.id));
     for (const row of closed.filter((r) => r.kind === 'translator')) {
@@ -67,13 +61,53 @@ export class ConnectionMeter {
     }
   }
 
-  /** Closes every open connection of a room at `at`. */
-  async closeAllInRoom(tx: Sql, room: MeteredRoom, at: Date): Promise<void> {
+  /** Ends the room's connections at `at`: the open ones close there, those that ended later move there. */
+  async endAllInRoom(tx: Sql, room: MeteredRoom, at: Date): Promise<void> {
     const open = await this.connections.openInRoom(room.organization_id, room.id, tx);
     await this.closeOpenMany(
       tx,
       open.map((connection) => ({ room, connection, leftAt: at })),
     );
+    const later = await this.connections.closedAfter(room.organization_id, room.id, at, tx);
+    await this.moveEndsEarlier(
+      tx,
+      later.map((connection) => ({ room, connection, leftAt: at })),
+    );
+  }
+
+  /**
+   * Ends reported for connections already closed: each one earlier than the recorded end (and not
+   * before the join) moves the end there, with its minutes and charge; the difference is a new
+   * ledger row, and the room's totals and usage move by it. Later ends change nothing.
+   */
+  async moveEndsEarlier(tx: Sql, moves: { room: MeteredRoom; connection: OpenConnection; leftAt: Date }[]): Promise<void> {
+    if (moves.length === 0) return;
+    const corrected = await this.connections.moveEndsEarlier(
+      moves.map(({ connection, leftAt }) => this.endOf(connection, leftAt)),
+      tx,
+    );
+    const roomOf = new Map(moves.map(({ room, connection }) => [connection.id, room]));
+    for (const connection of corrected) await this.accountCorrection(tx, roomOf.get(connection.id)!, connection);
+  }
+
+  private endOf(connection: OpenConnection, leftAt: Date) {
+    const end = new Date(Math.max(leftAt.getTime(), connection.joinedAt.getTime()));
+    const minutes = billedMinutes(connection.joinedAt.getTime(), end.getTime(), this.config.maxConnectionMinutes);
+    return { organizationId: connection.organizationId, id: connection.id, leftAt: end, minutes, cents: chargeCents(minutes, connection.centsPerMinute) };
+  }
+
+  private async accountCorrection(tx: Sql, room: MeteredRoom, connection: CorrectedConnection): Promise<void> {
+    const minutes = connection.minutes - connection.previousMinutes;
+    const cents = connection.cents - connection.previousCents;
+    if (minutes === 0 && cents === 0) return;
+    await this.addToRoom(tx, room, minutes, cents);
+    await this.ledger.correctCharge(tx, {
+      organizationId: connection.organizationId,
+      roomId: connection.roomId,
+      connectionId: connection.id,
+      cents,
+      occurredAt: connection.leftAt,
+    });
   }
 
   /** The room's totals, the usage rollup and the ledger follow every ended connection. */
@@ -85,6 +119,18 @@ export class ConnectionMeter {
     cents: number,
     leftAt: Date,
   ): Promise<void> {
+    await this.addToRoom(tx, room, minutes, cents);
+    await this.ledger.charge(tx, {
+      organizationId: connection.organizationId,
+      roomId: connection.roomId,
+      connectionId: connection.id,
+      cents,
+      occurredAt: leftAt,
+    });
+  }
+
+  /** The room's totals and its usage slot move by what its connections' charges moved by. */
+  private async addToRoom(tx: Sql, room: MeteredRoom, minutes: number, cents: number): Promise<void> {
     // Rows of the group are the room's id then its organization's, so they sort (and lock) by room id.
     await this.hot.addToGroup(tx, ROOM_TOTALS_KEY, `${room.id} ${room.organization_id}`, [minutes, cents], (rooms) =>
       this.connections.addToRoomTotals(
@@ -96,13 +142,6 @@ export class ConnectionMeter {
       ),
     );
     await this.usage.addToRoom(tx, { organizationId: room.organization_id, startedAt: room.started_at }, { minutes, participants: 0 });
-    await this.ledger.charge(tx, {
-      organizationId: connection.organizationId,
-      roomId: connection.roomId,
-      connectionId: connection.id,
-      cents,
-      occurredAt: leftAt,
-    });
   }
 }
 

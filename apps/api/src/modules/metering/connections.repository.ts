@@ -59,6 +59,18 @@ export interface ClosedConnection {
   leftAt: Date;
 }
 
+/** A connection whose end moved earlier: its figures before and after. */
+export interface CorrectedConnection {
+  id: number;
+  organizationId: string;
+  roomId: string;
+  leftAt: Date;
+  previousMinutes: number;
+  previousCents: number;
+  minutes: number;
+  cents: number;
+}
+
 /** What a room's totals move by: the minutes and cents of the connections that ended in it. */
 export interface RoomTotalsDelta {
   organizationId: string;
@@ -119,6 +131,17 @@ const CLOSE = `UPDATE connections c SET left_at = v.left_at, connection_minutes 
   FROM unnest($1::bigint[], $2::uuid[], $3::timestamptz[], $4::int[], $5::bigint[]) AS v(id, organization_id, left_at, minutes, cents)
   WHERE c.id = v.id AND c.organization_id = v.organization_id AND c.left_at IS NULL
   RETURNING c.id, c.kind, c.identity, c.joined_at, c.left_at`;
+
+const CLOSED_AFTER = `SELECT id, organization_id, room_id, joined_at, cents_per_minute, left_at, participant_sid FROM connections
+  WHERE room_id = $1 AND organization_id = $2 AND left_at > $3`;
+
+// `before` is the row as this statement's snapshot saw it: the figures the correction replaces.
+const MOVE_ENDS_EARLIER = `UPDATE connections c SET left_at = v.left_at, connection_minutes = v.minutes, charged_cents = v.cents
+  FROM unnest($1::bigint[], $2::uuid[], $3::timestamptz[], $4::int[], $5::bigint[]) AS v(id, organization_id, left_at, minutes, cents),
+       connections before
+  WHERE c.id = v.id AND c.organization_id = v.organization_id AND before.id = c.id AND c.left_at > v.left_at
+  RETURNING c.id, c.organization_id, c.room_id, c.left_at, before.connection_minutes AS previous_minutes,
+            before.charged_cents AS previous_cents, c.connection_minutes AS minutes, c.charged_cents AS cents`;
 
 const CONNECTED_LANGUAGES = `SELECT c.room_id, array_agg(DISTINCT l ORDER BY l) AS languages
   FROM unnest($1::uuid[], $2::uuid[]) AS r(organization_id, id)
@@ -215,6 +238,46 @@ export class ConnectionsRepository {
       identity: row.identity,
       joinedAt: row.joined_at,
       leftAt: row.left_at,
+    }));
+  }
+
+  /** The room's connections that ended after `at`. */
+  async closedAfter(organizationId: string, roomId: string, at: Date, sql: Sql = this.database): Promise<KnownConnection[]> {
+    const rows = await sql.rows<KnownRow>(CLOSED_AFTER, [roomId, organizationId, at]);
+    return rows.map((row) => ({ ...toOpen(row), participantSid: row.participant_sid, leftAt: row.left_at }));
+  }
+
+  /**
+   * Moves the ends of closed connections earlier, each with its new minutes and charge; a connection
+   * whose end is already at or before the new one is left as it is and not returned.
+   */
+  async moveEndsEarlier(ends: ConnectionEnd[], sql: Sql = this.database): Promise<CorrectedConnection[]> {
+    if (ends.length === 0) return [];
+    const rows = await sql.rows<{
+      id: number;
+      organization_id: string;
+      room_id: string;
+      left_at: Date;
+      previous_minutes: number;
+      previous_cents: number;
+      minutes: number;
+      cents: number;
+    }>(MOVE_ENDS_EARLIER, [
+      ends.map((e) => e.id),
+      ends.map((e) => e.organizationId),
+      ends.map((e) => e.leftAt),
+      ends.map((e) => e.minutes),
+      ends.map((e) => e.cents),
+    ]);
+    return rows.map((row) => ({
+      id: Number(row.id),
+      organizationId: row.organization_id,
+      roomId: row.room_id,
+      leftAt: row.left_at,
+      previousMinutes: Number(row.previous_minutes),
+      previousCents: Number(row.previous_cents),
+      minutes: Number(row.minutes),
+      cents: Number(row.cents),
     }));
   }
 

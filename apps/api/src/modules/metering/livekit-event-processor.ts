@@ -36,7 +36,8 @@ interface Leave extends Join {
  * Applies stored LiveKit events to rooms and connections. A batch locks each of its rooms once (in
  * id order, so two batches never deadlock). In rooms whose events are only joins and leaves of a
  * live room that does not finish in the batch (nearly always), all joins of the batch are applied with a few set-wide statements,
- * then all leaves; other rooms apply their events one by one, in the order received. Last, each room's
+ * then all leaves; other rooms apply their events one by one, in the order stored. A connection
+ * ends at the earliest end reported for it, so the result is the same in any order. Last, each room's
  * translator presence is decided once from where the room ended up. The outbox jobs decided are
  * returned, for the worker to write once with the batch's transaction.
  */
@@ -67,8 +68,8 @@ export class LiveKitEventProcessor {
     const joins: Join[] = [];
     const leaves: Leave[] = [];
     for (const room of rooms) {
-      // In the order received, as if applied one by one: where order matters (the first leave of a
-      // connection wins; a leave after room_finished changes nothing) batching changes nothing.
+      // In the order stored, as if applied one by one (the result does not depend on it: a
+      // connection ends at its earliest reported end).
       const events = byRoom.get(room.livekit_name)!;
       if (room.status !== 'ended' && events.every((event) => event.type !== 'room_finished')) {
         for (const event of events) {
@@ -197,30 +198,51 @@ export class LiveKitEventProcessor {
     }
   }
 
-  /** Closes each connection at its leave's time (the first leave wins); a leave that arrives before its join opens it first. */
+  /**
+   * Ends each connection at its earliest leave (or the room's end, if earlier), whatever order the
+   * leaves come in: an open connection closes there, a closed one that ended later moves there (its
+   * charge corrected), a later leave changes nothing. A leave that arrives before its join opens the
+   * connection first.
+   */
   private async leaveAll(tx: Sql, leaves: Leave[]): Promise<void> {
     if (leaves.length === 0) return;
+    const earliest = new Map<string, Leave>();
+    for (const leave of leaves) {
+      const key = `${leave.room.id} ${leave.participant.sid}`;
+      const seen = earliest.get(key);
+      if (!seen || leave.at < seen.at) earliest.set(key, leave);
+    }
     const known = await this.connections.byParticipant(
-      leaves.map(({ room, participant }) => ({ organizationId: room.organization_id, roomId: room.id, participantSid: participant.sid })),
+      [...earliest.values()].map(({ room, participant }) => ({ organizationId: room.organization_id, roomId: room.id, participantSid: participant.sid })),
       tx,
     );
     const connectionOf = new Map(known.map((row) => [`${row.roomId} ${row.participantSid}`, row]));
-    const closes = new Map<number, { room: RoomRow; connection: OpenConnection; leftAt: Date }>();
-    for (const leave of leaves) {
-      const connection = connectionOf.get(`${leave.room.id} ${leave.participant.sid}`);
+    const closes: { room: RoomRow; connection: OpenConnection; leftAt: Date }[] = [];
+    const moves: { room: RoomRow; connection: OpenConnection; leftAt: Date }[] = [];
+    for (const [key, leave] of earliest) {
+      const leftAt = notAfterRoomEnd(leave.room, leave.at);
+      const connection = connectionOf.get(key);
       if (!connection) {
         const [connectionId] = await this.joinAll(tx, [leave]);
-        if (connectionId !== null) await this.meter.close(tx, leave.room, connectionId, notAfterRoomEnd(leave.room, leave.at));
-      } else if (connection.leftAt === null && !closes.has(connection.id)) {
-        closes.set(connection.id, { room: leave.room, connection, leftAt: leave.at });
+        if (connectionId !== null) await this.meter.close(tx, leave.room, connectionId, leftAt);
+      } else if (connection.leftAt === null) {
+        closes.push({ room: leave.room, connection, leftAt });
+      } else if (leftAt < connection.leftAt) {
+        moves.push({ room: leave.room, connection, leftAt });
       }
     }
-    await this.meter.closeOpenMany(tx, [...closes.values()]);
+    await this.meter.closeOpenMany(tx, closes);
+    await this.meter.moveEndsEarlier(tx, moves);
   }
 }
 
+/**
+ * A connection that began after its room ended was never part of the call. LiveKit stamps events in
+ * whole seconds but joins in milliseconds, so a join within the second of the end is part of it: the
+ * answer is then the same whether the join is applied before or after the end.
+ */
 function joinedAfterEnd(room: RoomRow, participant: { joinedAt: Date }): boolean {
-  return room.status === 'ended' && room.ended_at !== null && participant.joinedAt >= room.ended_at;
+  return room.status === 'ended' && room.ended_at !== null && participant.joinedAt.getTime() >= room.ended_at.getTime() + 1000;
 }
 
 /** No connection outlasts its room: one whose end is reported after the room ended closes with the room. */

@@ -4,6 +4,7 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
 import { LiveKitEventProcessor } from './livekit-event-processor';
 import { LiveKitEventsWorker } from './livekit-events.worker';
 import { MeteringModule } from './metering.module';
+import { RoomSettlement } from './room-settlement';
 
 /**
  * Applies the LiveKit events webhooks/ stored (the livekit-events queue) to rooms and connections.
@@ -12,6 +13,6 @@ import { MeteringModule } from './metering.module';
  */
 @Module({
   imports: [MeteringModule, RoomsModule, WebhooksModule],
-  providers: [LiveKitEventProcessor, LiveKitEventsWorker],
+  providers: [LiveKitEventProcessor, LiveKitEventsWorker, RoomSettlement],
 })
 export class LiveKitEventsModule {}

@@ -1,4 +1,4 @@
-import { QUEUES, type StoredEventsJob } from '@app/contracts';
+import { QUEUES, ROOM_SETTLE_JOB, type RoomSettleJob, type StoredEventsJob } from '@app/contracts';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { Coalescer } from '../../common/batching/coalescer';
@@ -7,9 +7,10 @@ import { Outbox, type OutboxJob } from '../../queue/outbox';
 import { QueueRegistry } from '../../queue/queue-registry';
 import { InboundEvents } from '../webhooks/inbound-events';
 import { LiveKitEventProcessor } from './livekit-event-processor';
+import { RoomSettlement } from './room-settlement';
 
 /**
- * The handler of the livekit-events queue. The events of jobs that run at the same time are applied
+ * The handler of the livekit-events queue (and of its `room.settle` jobs, see RoomSettlement). The events of jobs that run at the same time are applied
  * together: one transaction per batch, one lock per room, one write per balance and usage slot.
  * The worker opens the batch's transaction, so it alone writes the batch's outbox jobs (once each)
  * and enqueues them after commit; the processor and the rooms' lifecycle only decide them.
@@ -30,11 +31,13 @@ export class LiveKitEventsWorker implements OnModuleInit {
     private readonly processor: LiveKitEventProcessor,
     private readonly outbox: Outbox,
     private readonly hot: HotRowWrites,
+    private readonly settlement: RoomSettlement,
   ) {}
 
   onModuleInit(): void {
-    this.queues.process<StoredEventsJob>(QUEUES.livekitEvents, async (job) => {
-      await Promise.all(job.data.events.map((event) => this.laneOf(event.subject).submit(event.id)));
+    this.queues.process<StoredEventsJob | RoomSettleJob>(QUEUES.livekitEvents, async (job) => {
+      if (job.name === ROOM_SETTLE_JOB) await this.settlement.settle(job.data as RoomSettleJob);
+      else await Promise.all((job.data as StoredEventsJob).events.map((event) => this.laneOf(event.subject).submit(event.id)));
     });
   }
 

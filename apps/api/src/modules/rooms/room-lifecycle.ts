@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import type { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
 import { Outbox, type OutboxJob } from '../../queue/outbox';
-import { CustomerEvents } from '../customer-webhooks/customer-events';
 import { ConnectionMeter } from '../metering/connection-meter';
 import type { RoomRow } from './room-queries';
 import { RoomsRepository } from './rooms.repository';
@@ -21,7 +22,7 @@ export class RoomLifecycle {
     private readonly meter: ConnectionMeter,
     private readonly translator: TranslatorPresence,
     private readonly outbox: Outbox,
-    private readonly events: CustomerEvents,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Locks the rooms with these LiveKit names, in id order; rooms not found are left out. */
@@ -41,16 +42,19 @@ export class RoomLifecycle {
     await this.outbox.flush(jobs);
   }
 
-  /** Ends a locked room; returns the jobs it decided, for the caller to write with its transaction. */
+  /**
+   * Ends a locked room; returns the jobs it decided, for the caller to write with its transaction.
+   * Its `room.ended` waits until the room settles (RoomSettlement), so that it carries the totals
+   * after the late events of its connections.
+   */
   async endLocked(tx: Sql, room: RoomRow, at: Date): Promise<OutboxJob[]> {
     if (room.status === 'ended') return [];
-    // Never before the room started or was created; its open connections end exactly then.
-    const endedAt = await this.rooms.end(room.organization_id, room.id, at, tx);
+    // Never before the room started or was created; its connections end there at the latest.
+    const endedAt = await this.rooms.end(room.organization_id, room.id, at, this.config.roomSettleMs, tx);
     if (!endedAt) return [];
     room.status = 'ended';
     room.ended_at = endedAt;
-    await this.meter.closeAllInRoom(tx, room, endedAt);
-    await this.events.emit(tx, { organizationId: room.organization_id, type: 'room.ended', roomId: room.id });
+    await this.meter.endAllInRoom(tx, room, endedAt);
     return this.translator.reconcile(tx, room);
   }
 }

@@ -255,12 +255,23 @@ export class RoomsRepository {
   }
 
   /**
-   * Ends the room at `at`, but never before it started or was created; returns the end it was given
-   * (null when the organization has no such room).
+   * Ends the room at `at`, but never before it started or was created, to settle `settleMs` from now;
+   * returns the end it was given (null when the organization has no such room).
    */
-  async end(organizationId: string, roomId: string, at: Date, sql: Sql = this.database): Promise<Date | null> {
-    const [row] = await sql.rows<{ ended_at: Date }>(END, [roomId, organizationId, at]);
+  async end(organizationId: string, roomId: string, at: Date, settleMs: number, sql: Sql = this.database): Promise<Date | null> {
+    const [row] = await sql.rows<{ ended_at: Date }>(END, [roomId, organizationId, at, settleMs / 1000]);
     return row?.ended_at ?? null;
+  }
+
+  /** Ended rooms whose settling time has come and that have not settled, the longest waiting first. */
+  async settlingDue(limit: number, sql: Sql = this.database): Promise<{ organizationId: string; id: string }[]> {
+    const rows = await sql.rows<{ organization_id: string; id: string }>(SETTLING_DUE, [limit]);
+    return rows.map((row) => ({ organizationId: row.organization_id, id: row.id }));
+  }
+
+  /** Marks the ended room settled; false when it had settled already (or is not the organization's ended room). */
+  async markSettled(organizationId: string, roomId: string, sql: Sql = this.database): Promise<boolean> {
+    return (await sql.count(MARK_SETTLED, [roomId, organizationId])) > 0;
   }
 
   /** Flips the translator presence of these rooms, each moving to its next generation. */
@@ -304,8 +315,16 @@ const ACTIVATE = `UPDATE rooms r SET status = CASE WHEN c.starts THEN 'active' E
   FROM unnest($1::uuid[], $2::uuid[], $3::boolean[], $4::timestamptz[]) AS c(organization_id, id, starts, started_at)
   WHERE r.id = c.id AND r.organization_id = c.organization_id`;
 
-const END = `UPDATE rooms SET status = 'ended', ended_at = GREATEST($3::timestamptz, started_at, created_at)
+const END = `UPDATE rooms SET status = 'ended', ended_at = GREATEST($3::timestamptz, started_at, created_at),
+    settles_at = clock_timestamp() + make_interval(secs => $4)
   WHERE id = $1 AND organization_id = $2 RETURNING ended_at`;
+
+// Across organizations: the settling sweep serves them all (each room is then settled in its own).
+const SETTLING_DUE = `SELECT organization_id, id FROM rooms
+  WHERE settled_at IS NULL AND settles_at IS NOT NULL AND settles_at <= clock_timestamp() ORDER BY settles_at LIMIT $1`;
+
+const MARK_SETTLED = `UPDATE rooms SET settled_at = clock_timestamp()
+  WHERE id = $1 AND organization_id = $2 AND status = 'ended' AND settled_at IS NULL`;
 
 const FLIP_TRANSLATOR_PRESENCE = `UPDATE rooms r SET translator_present = NOT r.translator_present, translator_generation = r.translator_generation + 1
   FROM unnest($1::uuid[], $2::uuid[]) AS f(organization_id, id) WHERE r.id = f.id AND r.organization_id = f.organization_id`;

@@ -102,6 +102,11 @@ export class InboundEvents {
     }
   }
 
+  /** Those of these subjects (LiveKit: room names) with an event stored and not applied yet. */
+  async subjectsWithUnapplied(provider: Provider, subjects: string[], sql?: Sql): Promise<Set<string>> {
+    return this.events.subjectsWithUnapplied(provider, subjects, sql);
+  }
+
   /** Events stored but never applied (a crash between storing and enqueuing): enqueue them again; how many. */
   async requeueStale(olderThanMs: number): Promise<number> {
     const jobs = await this.staleJobs(olderThanMs, Date.now());
