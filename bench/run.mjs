@@ -668,6 +668,8 @@ async function main() {
       );
     log('measuring LiveKit webhooks end to end');
     const webhooks = await measureWebhooks({});
+    log('measuring LiveKit webhooks end to end, 10 % of them reordered and 10 % sent twice, every room finished');
+    const disordered = await measureWebhooks({ BENCH_WEBHOOK_DISORDER: '0.1' });
     log('measuring LiveKit webhooks end to end with 10 customer webhook endpoints, one answering after 5 s');
     const withEndpoints = await measureWebhooks({ BENCH_CUSTOMER_ENDPOINTS: '10', BENCH_SLOW_ENDPOINT_MS: '5000' });
     log(`measuring customer webhook latency with ${WEBHOOK_RATE} LiveKit events/s offered`);
@@ -690,7 +692,18 @@ async function main() {
         `|---|--:|--:|--:|--:|--:|---|---|\n` +
         webhookRow('signed LiveKit webhooks', webhooks) +
         webhookRow('signed LiveKit webhooks, 10 customer endpoints (1 answering after 5 s)', withEndpoints) +
+        webhookRow('signed LiveKit webhooks, 10 % reordered and 10 % sent twice, rooms finished', disordered) +
         '\n',
+    );
+    const billing = disordered.billing;
+    const billedAsInOrder =
+      billing.minutes === billing.inOrderMinutes && billing.cents === billing.inOrderCents && billing.ledgerCents === billing.cents;
+    process.stdout.write(
+      `| events applied, 10 % reordered and 10 % sent twice | events/s applied | minutes billed | in-order minutes | cents billed | in-order cents | ledger cents | target | pass/fail |\n` +
+        `|---|--:|--:|--:|--:|--:|--:|---|---|\n` +
+        `| ${disordered.events} signed LiveKit events | ${disordered.appliedPerSecond} | ${billing.minutes} | ${billing.inOrderMinutes} | ` +
+        `${billing.cents} | ${billing.inOrderCents} | ${billing.ledgerCents} | equal to the in-order run, ≥ 1000/s | ` +
+        `${billedAsInOrder && disordered.appliedPerSecond >= 1000 ? 'pass' : 'FAIL'} |\n\n`,
     );
     const latencyRows = (name, w) => {
       const latency = w.latency;

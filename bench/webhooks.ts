@@ -3,12 +3,16 @@
 // With BENCH_CUSTOMER_ENDPOINTS=n, the organization first registers n customer webhook endpoints on
 // loopback (the last answering after BENCH_SLOW_ENDPOINT_MS), and each room's room.started delivery
 // to the fast ones is timed from the moment its first join was sent. BENCH_WEBHOOK_RATE=n sends n events/s
-// (paced, whatever the answers) instead of as fast as the API answers.
+// (paced, whatever the answers) instead of as fast as the API answers. BENCH_WEBHOOK_DISORDER=f ends
+// every room with room_finished (some leaves fall after it), moves a fraction f of the events to a
+// random later place and sends another f again (same event id), and reports the minutes and cents
+// billed beside what the in-order run bills (computed from the events: each connection to its
+// earliest end).
 import autocannon from 'autocannon';
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
-import { participantJoined, participantLeft, liveKitWebhookRequest } from '../apps/api/test/support/livekit-webhooks';
+import { participantJoined, participantLeft, roomFinished, liveKitWebhookRequest } from '../apps/api/test/support/livekit-webhooks';
 
 interface Body {
   body: string;
@@ -25,6 +29,7 @@ interface Options {
   customerEndpoints: number;
   slowEndpointMs: number;
   rate: number;
+  disorder: number;
 }
 
 /** A customer endpoint on loopback: records when each room's room.started arrives; answers 204 after `delayMs`. */
@@ -180,7 +185,10 @@ async function main(o: Options): Promise<void> {
     roomNames.push(rows[0].livekit_name);
     roomIds.push(id);
   }
-  const t0 = Math.floor(Date.now() / 1000) - 3600;
+  // With disorder, the calls lie ahead of now, so their room_finished is later than the rooms' creation.
+  const t0 = Math.floor(Date.now() / 1000) + (o.disorder > 0 ? 3600 : -3600);
+  const leaveOffset = (p: number) => (o.disorder > 0 ? 30 + ((p * 37) % 200) : 90);
+  const endOffset = o.peoplePerRoom + 100;
   // Many calls at once, as in production: events of different rooms interleave, each room's in order.
   const bodies: Body[] = [];
   for (let p = 0; p < o.peoplePerRoom; p++) {
@@ -192,8 +200,18 @@ async function main(o: Options): Promise<void> {
   for (let p = 0; p < o.peoplePerRoom; p++) {
     roomNames.forEach((room, r) => {
       const participant = { identity: `bench-${r}-${p}`, sid: `PA_b${r}_${p}`, joinedAt: String(t0 + p) };
-      bodies.push(liveKitWebhookRequest(participantLeft(room, participant, { createdAt: t0 + p + 90 }), creds));
+      bodies.push(liveKitWebhookRequest(participantLeft(room, participant, { createdAt: t0 + p + leaveOffset(p) }), creds));
     });
+  }
+  let inOrderMinutes: number | null = null;
+  if (o.disorder > 0) {
+    for (const room of roomNames) bodies.push(liveKitWebhookRequest(roomFinished(room, { createdAt: t0 + endOffset }), creds));
+    inOrderMinutes = 0;
+    for (let p = 0; p < o.peoplePerRoom; p++) {
+      const end = Math.min(p + leaveOffset(p), endOffset);
+      inOrderMinutes += o.rooms * Math.max(1, Math.ceil((end - p) / 60));
+    }
+    disorder(bodies, o.disorder);
   }
   const target = new URL(`${o.baseUrl}/v1/webhooks/livekit`);
   const started = Date.now();
@@ -214,12 +232,15 @@ async function main(o: Options): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const done = Date.now();
-  const { rows } = await db.query<{ connections: number; closed: number; charges: number }>(
+  const { rows } = await db.query<{ connections: number; closed: number; charges: number; minutes: number; cents: number; ledger: number }>(
     `SELECT count(*)::int AS connections, count(left_at)::int AS closed,
-            (SELECT count(*)::int FROM ledger_entries WHERE room_id = ANY($1) AND kind = 'charge') AS charges
+            (SELECT count(*)::int FROM ledger_entries WHERE room_id = ANY($1) AND kind = 'charge') AS charges,
+            coalesce(sum(connection_minutes), 0)::int AS minutes, coalesce(sum(charged_cents), 0)::int AS cents,
+            (SELECT -coalesce(sum(delta_cents), 0)::int FROM ledger_entries WHERE room_id = ANY($1)) AS ledger
        FROM connections WHERE room_id = ANY($1)`,
     [roomIds],
   );
+  const rate = o.disorder > 0 ? await participantRate(o) : 0;
   const fast = Math.max(0, o.customerEndpoints - 1);
   let latency: {
     samples: number;
@@ -303,8 +324,46 @@ async function main(o: Options): Promise<void> {
       doubled: rows[0].connections - expected + (rows[0].charges - rows[0].closed),
       customerEndpoints: o.customerEndpoints,
       latency,
+      billing:
+        inOrderMinutes === null
+          ? null
+          : {
+              minutes: rows[0].minutes,
+              inOrderMinutes,
+              cents: rows[0].cents,
+              inOrderCents: inOrderMinutes * rate,
+              ledgerCents: rows[0].ledger,
+            },
     })}\n`,
   );
+}
+
+/**
+ * Moves a fraction of the events each to a random later place (delivered late), then sends another
+ * fraction again at a random later place (a redelivery, same event id). Seeded: every run sends the same.
+ */
+function disorder(bodies: Body[], fraction: number): void {
+  let seed = 20261126;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const count = Math.round(bodies.length * fraction);
+  for (let i = 0; i < count; i++) {
+    const from = Math.floor(random() * bodies.length);
+    const [moved] = bodies.splice(from, 1);
+    bodies.splice(from + Math.floor(random() * (bodies.length - from + 1)), 0, moved);
+  }
+  for (let i = 0; i < count; i++) {
+    const from = Math.floor(random() * bodies.length);
+    bodies.splice(from + 1 + Math.floor(random() * (bodies.length - from)), 0, bodies[from]);
+  }
+}
+
+async function participantRate(o: Options): Promise<number> {
+  const res = await fetch(`${o.baseUrl}/v1/billing/credit`, { headers: { authorization: `Bearer ${o.apiKey}` } });
+  const credit = (await res.json()) as { rates: { participant_class: string; cents_per_minute: number }[] };
+  return credit.rates.find((r) => r.participant_class === 'participant')!.cents_per_minute;
 }
 
 const [baseUrl, apiKey, databaseUrl] = process.argv.slice(2);
@@ -318,6 +377,7 @@ void main({
   customerEndpoints: Number(process.env.BENCH_CUSTOMER_ENDPOINTS ?? 0),
   slowEndpointMs: Number(process.env.BENCH_SLOW_ENDPOINT_MS ?? 5000),
   rate: Number(process.env.BENCH_WEBHOOK_RATE ?? 0),
+  disorder: Number(process.env.BENCH_WEBHOOK_DISORDER ?? 0),
 }).then(
   // The slow endpoint's answers still pending are not waited for.
   () => process.exit(0),
