@@ -1,7 +1,33 @@
+import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { createOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
-import { startTestApp } from '../support/test-app';
+import { startTestApp, type TestApp } from '../support/test-app';
+
+/** Every route of the app with a method that takes a body, from the Express router Nest built: a new route is covered as it lands. */
+function bodyRoutes(t: TestApp): { method: 'post' | 'put' | 'patch' | 'delete'; path: string }[] {
+  const express = t.app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: object } }[] } };
+  const routes = [];
+  for (const { route } of express.router.stack) {
+    // The webhook routes read signed raw bytes and parse only what verifies: a payload is theirs to keep.
+    if (!route || route.path.startsWith('/v1/webhooks/')) continue;
+    for (const method of ['post', 'put', 'patch', 'delete'] as const) {
+      if (method in route.methods) routes.push({ method, path: route.path.replace(/:(\w+)/g, () => randomUUID()) });
+    }
+  }
+  return routes;
+}
+
+/** Bodies with a reserved key, as JSON text (a JavaScript literal would take `__proto__` for the prototype), and where it is. */
+const RESERVED_KEY_BODIES: [string, (string | number)[], unknown][] = [
+  ['{"name": {"constructor": 1}}', ['body', 'name', 'constructor'], 1],
+  ['{"name": {"__proto__": {"admin": true}}}', ['body', 'name', '__proto__'], { admin: true }],
+  ['{"name": {"prototype": "x"}}', ['body', 'name', 'prototype'], 'x'],
+  ['{"constructor": {"name": "x"}}', ['body', 'constructor'], { name: 'x' }],
+  ['{"__proto__": 1}', ['body', '__proto__'], 1],
+  ['{"prototype": null, "name": "x"}', ['body', 'prototype'], null],
+  ['{"languages": ["en", {"a": [{"constructor": 2}]}]}', ['body', 'languages', 1, 'a', 0, 'constructor'], 2],
+];
 
 /** A JSON object of `n` members, as an attacker would send it. */
 const manyKeys = (n: number) => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])));
@@ -50,6 +76,49 @@ describe('hostile input', () => {
     expect(Object.keys(res.body.detail[0].input as object).length).toBeLessThanOrEqual(16);
     expect(res.text.length).toBeLessThan(1_000);
     expect(await apiKeyCount(org.organizationId)).toBe(before);
+  });
+
+  it('answers a constructor, __proto__ or prototype key anywhere in a body with 422 naming it, on every route that takes a body', async () => {
+    const org = await createOrganization(h.t);
+    const routes = bodyRoutes(h.t);
+    expect(routes.length).toBeGreaterThanOrEqual(10);
+    expect(routes).toContainEqual({ method: 'post', path: '/v1/rooms' });
+    const wrong: string[] = [];
+    for (const { method, path } of routes) {
+      for (const [body, loc, input] of RESERVED_KEY_BODIES) {
+        const res = await h.t.http()[method](path).set(org.auth).set('Content-Type', 'application/json').send(body);
+        const expected = [
+          {
+            loc,
+            msg: `Extra inputs are not permitted: "${loc[loc.length - 1]}" is a reserved key`,
+            type: 'extra_forbidden',
+            input,
+            ctx: {},
+          },
+        ];
+        if (res.status !== 422 || JSON.stringify(res.body) !== JSON.stringify({ detail: expected })) {
+          wrong.push(`${method.toUpperCase()} ${path} ${body} → ${res.status} ${res.text}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    // Every reserved key is listed, and a key only named like one is not.
+    const several = await h.t
+      .http()
+      .post('/v1/api-keys')
+      .set(org.auth)
+      .set('Content-Type', 'application/json')
+      .send('{"constructor": 1, "name": {"constructors": 2, "__proto__": 3}}');
+    expect(several.status).toBe(422);
+    expect(several.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).toEqual([
+      ['body', 'constructor'],
+      ['body', 'name', '__proto__'],
+    ]);
+    // A query is held to the same rule; a room is still created from a plain body.
+    const query = await h.t.http().get('/v1/rooms?constructor=1').set(org.auth);
+    expect(query.status).toBe(422);
+    expect(query.body.detail).toEqual([expect.objectContaining({ loc: ['query', 'constructor'], type: 'extra_forbidden' })]);
+    expect((await h.t.http().post('/v1/rooms').set(org.auth).send({ name: 'constructor' })).status).toBe(201);
   });
 
   it('echoes only a prefix of a long text in a 422', async () => {

@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createOrganization, createTeammate } from '../support/factories';
 import { createRoom, events, startRoomsHarness, webhook, type RoomsHarness } from '../support/rooms-harness';
+import { signStripePayload, TEST_WEBHOOK_SECRET } from '../support/stripe-webhooks';
 import { startTestApp, startTestAppOn, type TestApp } from '../support/test-app';
 import { blockSizeFor } from '../../src/common/rate-limiting/rate-limits';
 
@@ -12,10 +13,18 @@ const LIMITS = {
   // Each test speaks from addresses of its own, given the way a proxy in front of the API would.
   TRUST_PROXY_HOPS: '1',
   METRICS_TOKEN: 'metrics-token-for-tests',
+  STRIPE_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET,
 };
 
-/** A client address no other test uses (TEST-NET-3, never routed). */
-const newAddress = () => `203.0.113.${randomBytes(1)[0]}`;
+/**
+ * A client address no other test uses: 48 random bits in IPv6's documentation prefix (never routed).
+ * 256 addresses were too few: two tests of one run met on one address now and then.
+ */
+const newAddress = () =>
+  `2001:db8::${randomBytes(6)
+    .toString('hex')
+    .replace(/(.{4})(?!$)/g, '$1:')}`;
+const WRONG_KEY = { Authorization: `Bearer trk_${'x'.repeat(40)}` };
 
 describe('rate limits', () => {
   let h: RoomsHarness;
@@ -75,11 +84,43 @@ describe('rate limits', () => {
     expect((await preview(newAddress())).status).toBe(404);
   });
 
-  it('refuses an address that keeps failing authentication, before looking its credentials up', async () => {
-    const address = newAddress();
+  const scrape = (token: string | null, address: string) => {
+    const req = h.t.http().get('/metrics').set('X-Forwarded-For', address);
+    return token === null ? req : req.set('Authorization', `Bearer ${token}`);
+  };
+  const liveKitDelivery = (roomName: string, address: string) =>
+    webhook(h, events.participantJoined(roomName, { identity: `p-${randomUUID()}`, sid: `PA_${randomUUID()}` })).set(
+      'X-Forwarded-For',
+      address,
+    );
+  const stripeDelivery = (address: string) => {
+    const signed = signStripePayload(JSON.stringify({ id: `evt_${randomUUID()}`, object: 'event', type: 'ping.for_tests', data: {} }));
+    return h.t.http().post('/v1/webhooks/stripe').set(signed.headers).set('X-Forwarded-For', address).send(signed.body);
+  };
+  const unsigned = (path: string, address: string) =>
+    h.t.http().post(path).set('X-Forwarded-For', address).set('Content-Type', 'application/json').send('{}');
+
+  /**
+   * Every valid credential from the address goes through: an API key, the metrics token, both signed
+   * webhooks. (The metrics token's own budget, 5 a window, is shared by this file's tests.)
+   */
+  async function expectValidCredentialsAccepted(address: string) {
     const org = await createOrganization(h.t);
+    const mine = await me(org.auth, address);
+    expect(mine.status).toBe(200);
+    expectLimitHeaders(mine, 'credential', 5, 4);
+    const room = await createRoom(h, org);
+    const metrics = await scrape(LIMITS.METRICS_TOKEN, address);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers['ratelimit-policy']).toBe('"credential";q=5;w=60');
+    expect((await liveKitDelivery(room.livekitName, address)).status).toBe(200);
+    expect((await stripeDelivery(address)).status).toBe(200);
+  }
+
+  it('refuses the failed authentications of an address over its budget, never a valid credential from it', async () => {
+    const address = newAddress();
     for (let i = 0; i < 3; i++) {
-      const res = await me({ Authorization: `Bearer trk_${'x'.repeat(40)}` }, address);
+      const res = await me(WRONG_KEY, address);
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer');
       expectLimitHeaders(res, 'failed-auth', 3, 2 - i);
@@ -87,30 +128,61 @@ describe('rate limits', () => {
     const fourth = await me({ Authorization: `Bearer trk_${'y'.repeat(40)}` }, address);
     expect(fourth.status).toBe(429);
     expect(fourth.headers['retry-after']).toMatch(/^\d+$/);
-    // Blocked for the rest of the window, whatever it sends; other addresses are not.
-    expect((await me(org.auth, address)).status).toBe(429);
-    expect((await me(org.auth, newAddress())).status).toBe(200);
+    expectLimitHeaders(fourth, 'failed-auth', 3, 0);
+    // Valid credentials from the address are answered as from any other (behind a NAT, the attacker's
+    // neighbours are the customer and LiveKit)...
+    await expectValidCredentialsAccepted(address);
+    // ...while its failures stay refused for the rest of the window: wrong keys, wrong metrics tokens,
+    // and requests with no credential at all.
+    expect((await me(WRONG_KEY, address)).status).toBe(429);
+    expect((await scrape('wrong', address)).status).toBe(429);
+    expect((await h.t.http().get('/v1/users/me').set('X-Forwarded-For', address)).status).toBe(429);
+    // Another address's failures are its own.
+    expect((await me(WRONG_KEY, newAddress())).status).toBe(401);
   });
 
   it('counts wrong metrics tokens as failed authentications of the address', async () => {
     const address = newAddress();
-    const org = await createOrganization(h.t);
-    const scrape = (token: string) => h.t.http().get('/metrics').set('Authorization', `Bearer ${token}`).set('X-Forwarded-For', address);
     for (let i = 0; i < 3; i++) {
-      const res = await scrape(`wrong-${i}`);
+      const res = await scrape(i === 0 ? null : `wrong-${i}`, address);
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer');
       expectLimitHeaders(res, 'failed-auth', 3, 2 - i);
     }
-    const fourth = await scrape('wrong-3');
+    const fourth = await scrape('wrong-3', address);
     expect(fourth.status).toBe(429);
     expect(fourth.headers['retry-after']).toMatch(/^\d+$/);
-    // The address is refused everywhere for the rest of the window, the right token included.
-    expect((await me(org.auth, address)).status).toBe(429);
-    expect((await scrape(LIMITS.METRICS_TOKEN)).status).toBe(429);
-    expect(
-      (await h.t.http().get('/metrics').set('Authorization', `Bearer ${LIMITS.METRICS_TOKEN}`).set('X-Forwarded-For', newAddress())).status,
-    ).toBe(200);
+    // One budget for the API's bearer credentials: a wrong API key from the address is refused too...
+    expect((await me(WRONG_KEY, address)).status).toBe(429);
+    // ...but not the right token, nor any other valid credential.
+    await expectValidCredentialsAccepted(address);
+  });
+
+  it('after 31 bad webhook signatures from an address, accepts its valid API key, metrics token and signed webhooks', async () => {
+    const address = newAddress();
+    const answers: number[] = [];
+    for (let i = 0; i < 31; i++) answers.push((await unsigned('/v1/webhooks/livekit', address)).status);
+    expect(answers.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(new Set(answers.slice(3))).toEqual(new Set([429]));
+    await expectValidCredentialsAccepted(address);
+    // Unsigned deliveries to that route stay refused.
+    const again = await unsigned('/v1/webhooks/livekit', address);
+    expect(again.status).toBe(429);
+    expect(again.headers['retry-after']).toMatch(/^\d+$/);
+    // Failed signatures have a budget per route, apart from the API's: Stripe's and the API keys' are untouched.
+    const stripe = await unsigned('/v1/webhooks/stripe', address);
+    expect(stripe.status).toBe(400);
+    expectLimitHeaders(stripe, 'failed-auth', 3, 2);
+    const wrongKey = await me(WRONG_KEY, address);
+    expect(wrongKey.status).toBe(401);
+    expectLimitHeaders(wrongKey, 'failed-auth', 3, 2);
+    // Failures there are still limited, each in its own budget.
+    for (let i = 0; i < 2; i++) expect((await me(WRONG_KEY, address)).status).toBe(401);
+    expect((await me(WRONG_KEY, address)).status).toBe(429);
+    expect((await h.t.http().get('/v1/users/me').set('X-Forwarded-For', address)).status).toBe(429);
+    for (let i = 0; i < 2; i++) expect((await unsigned('/v1/webhooks/stripe', address)).status).toBe(400);
+    expect((await unsigned('/v1/webhooks/stripe', address)).status).toBe(429);
+    await expectValidCredentialsAccepted(address);
   });
 
   it('never limits signed webhooks', async () => {

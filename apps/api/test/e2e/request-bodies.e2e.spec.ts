@@ -27,8 +27,11 @@ function exchange(port: number, chunks: string[], waitMs: number): Promise<{ tex
 }
 
 const statusOf = (text: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
-/** A client address no other test uses (TEST-NET-2, never routed). */
-const newAddress = () => `198.51.100.${randomBytes(1)[0]}`;
+/** A client address no other test uses: 48 random bits in IPv6's documentation prefix (never routed). */
+const newAddress = () =>
+  `2001:db8::${randomBytes(6)
+    .toString('hex')
+    .replace(/(.{4})(?!$)/g, '$1:')}`;
 
 describe('request bodies', () => {
   let t: TestApp;
@@ -76,19 +79,31 @@ describe('request bodies', () => {
     expect(res.body).toEqual({ detail: 'The webhook signature does not verify.' });
   });
 
-  it('counts failed webhook signatures against the address, then refuses it on every route', async () => {
+  it('counts failed webhook signatures per route and address, never against the API routes', async () => {
     const address = newAddress();
     const org = await createOrganization(t);
     const post = (path: string) => t.http().post(path).set('X-Forwarded-For', address).set('Content-Type', 'application/json').send('{}');
     const first = await post('/v1/webhooks/livekit');
     expect(first.status).toBe(401);
     expect(first.headers.ratelimit).toMatch(/^"failed-auth";r=1;t=\d+$/);
-    expect((await post('/v1/webhooks/stripe')).status).toBe(400);
+    // Stripe's route has a budget of its own.
+    const stripe = await post('/v1/webhooks/stripe');
+    expect(stripe.status).toBe(400);
+    expect(stripe.headers.ratelimit).toMatch(/^"failed-auth";r=1;t=\d+$/);
+    expect((await post('/v1/webhooks/livekit')).status).toBe(401);
     const third = await post('/v1/webhooks/livekit');
     expect(third.status).toBe(429);
     expect(third.headers['retry-after']).toMatch(/^\d+$/);
-    // The address is refused now, before its credentials or bodies are looked at; others are not.
-    expect((await t.http().get('/v1/users/me').set(org.auth).set('X-Forwarded-For', address)).status).toBe(429);
-    expect((await t.http().get('/v1/users/me').set(org.auth).set('X-Forwarded-For', newAddress())).status).toBe(200);
+    // The API is not affected: a valid key goes through, and a wrong one starts its own count.
+    expect((await t.http().get('/v1/users/me').set(org.auth).set('X-Forwarded-For', address)).status).toBe(200);
+    const wrong = await t
+      .http()
+      .get('/v1/users/me')
+      .set('Authorization', `Bearer trk_${'x'.repeat(40)}`)
+      .set('X-Forwarded-For', address);
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.ratelimit).toMatch(/^"failed-auth";r=1;t=\d+$/);
+    // Other addresses are not affected either.
+    expect((await t.http().post('/v1/webhooks/livekit').set('X-Forwarded-For', newAddress()).send('{}')).status).toBe(401);
   });
 });

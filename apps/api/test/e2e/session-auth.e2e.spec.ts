@@ -78,6 +78,30 @@ describe('session JWTs from the identity provider', () => {
     expect(res.body).toEqual({ detail: expect.any(String) });
   });
 
+  it('accepts a valid session token from an address over its failed-authentication budget, and refuses its failures', async () => {
+    const env = { AUTH_JWKS_URL: idp.jwksUrl, AUTH_ISSUER: idp.issuer, AUTH_AUDIENCE: idp.audience };
+    const limited = await startTestApp({ ...env, RATE_LIMIT_FAILED_AUTH_PER_ADDRESS: '2', TRUST_PROXY_HOPS: '1' });
+    try {
+      // The app has Redis keys of its own: the address is new to it.
+      const me = (token: string) =>
+        limited
+          .http()
+          .get('/v1/users/me')
+          .set({ Authorization: `Bearer ${token}` })
+          .set('X-Forwarded-For', '2001:db8::25');
+      const forged = `${await idp.sign(claims('mallory'))}x`;
+      expect((await me(forged)).status).toBe(401);
+      expect((await me(forged)).status).toBe(401);
+      expect((await me(forged)).status).toBe(429);
+      const valid = await me(await idp.sign(claims('nat-neighbour')));
+      expect(valid.status).toBe(200);
+      expect(valid.headers['ratelimit-policy']).toMatch(/^"credential";/);
+      expect((await me(forged)).status).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('still accepts API keys', async () => {
     const token = `Bearer ${await idp.sign(claims('keymaker', 'keys'))}`;
     const created = await t.http().post('/v1/api-keys').set({ Authorization: token }).send({ name: 'k' });

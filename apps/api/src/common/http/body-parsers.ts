@@ -2,6 +2,8 @@ import { json, raw, text, type RequestHandler } from 'express';
 import type { IncomingMessage } from 'node:http';
 import type { AppConfig } from '../../config/app-config';
 import { refusedEncodedBody } from './content-encoding';
+import { RequestValidationError } from '../errors/validation-error';
+import { reservedKeyIssues } from '../validation/reserved-keys';
 
 /** Signed deliveries of LiveKit and Stripe: the only routes whose bodies may be large. */
 const WEBHOOK_PATH = /^\/v1\/webhooks\//i;
@@ -19,6 +21,15 @@ const keepRawBody = (request: IncomingMessage & { rawBody?: Buffer }, _response:
 
 /** An error the exception filter answers like body-parser's own (status, `{"detail"}`). */
 const bodyError = (status: number, type: string, message: string) => Object.assign(new Error(message), { status, type, expose: true });
+
+/**
+ * A JSON body with a `constructor`, `__proto__` or `prototype` key at any depth, on any route: 422 at
+ * each such key, before a route, a guard or class-transformer sees it (like a body that is not JSON).
+ */
+const reservedKeysRefusal = (body: unknown) => {
+  const issues = reservedKeyIssues(body, 'body');
+  return issues.length > 0 ? new RequestValidationError(issues, true) : undefined;
+};
 
 /**
  * The body of a request, read in one middleware that picks its parser (one Express layer instead of
@@ -63,7 +74,9 @@ export function readBodies(config: AppConfig): RequestHandler {
       next(error);
     };
     if (webhook) return webhookBytes(request, response, done);
-    if (mediaTypeOf(request) === 'application/json') return apiJson(request, response, done);
+    if (mediaTypeOf(request) === 'application/json') {
+      return apiJson(request, response, (error?: unknown) => done(error ?? reservedKeysRefusal(request.body)));
+    }
     return otherText(request, response, done);
   };
 }

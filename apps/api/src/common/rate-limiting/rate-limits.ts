@@ -9,6 +9,12 @@ import { createRequestRedisConnection } from '../redis/redis-connection';
 /** The budgets of docs/decisions.md ("Rate limits"); the name appears in the RateLimit headers. */
 export type Budget = 'credential' | 'address' | 'failed-auth';
 
+/**
+ * Where a failed authentication is counted, per address: the API's bearer credentials (API keys,
+ * session tokens, the metrics token) share one budget; each webhook route's signatures have their own.
+ */
+export type FailedAuthRoute = 'api' | 'livekit-webhook' | 'stripe-webhook';
+
 /** One spent request: whether it was within the budget, what is left, and when the window resets. */
 interface RateDecision {
   allowed: boolean;
@@ -59,8 +65,6 @@ export class RateLimits implements OnModuleDestroy {
   private readonly reservations = new Map<string, Reservation>();
   /** The reservation in flight per key: the requests that find no points left wait for it together. */
   private readonly reserving = new Map<string, Promise<boolean>>();
-  /** Addresses over their failed-authentication budget, until when: checked before any credential lookup. */
-  private readonly blockedAddresses = new Map<string, number>();
   private lastFailureLog = 0;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
@@ -99,33 +103,18 @@ export class RateLimits implements OnModuleDestroy {
     return this.headersFor(budget, decision.remaining, decision.msBeforeNext);
   }
 
-  /** Throws 429 when the address has failed authentication too often in this window. */
-  refuseBlockedAddress(address: string): void {
-    const until = this.blockedAddresses.get(address);
-    if (until === undefined) return;
-    const left = until - Date.now();
-    if (left <= 0) {
-      this.blockedAddresses.delete(address);
-      return;
-    }
-    throw this.tooMany('failed-auth', left);
-  }
-
   /**
-   * Counts a failed authentication of the address (a bad credential, metrics token or webhook
-   * signature): the refusal to answer with, carrying that budget's headers, or 429 once the budget is
-   * spent (the address is then refused until its window ends).
+   * Counts a failed authentication of the address on `route` (a bad credential, metrics token or
+   * webhook signature): the refusal to answer with, carrying that budget's headers, or 429 once the
+   * budget is spent. Only failures are counted and only failures are refused: a valid credential from
+   * the same address is never looked at here (docs/decisions.md, "Failed authentication").
    */
-  async failedAuthentication(address: string, refusal: ApiError): Promise<ApiError> {
-    const decision = await this.consume('failed-auth', address);
+  async failedAuthentication(address: string, refusal: ApiError, route: FailedAuthRoute = 'api'): Promise<ApiError> {
+    const decision = await this.consume('failed-auth', route === 'api' ? address : `${route}:${address}`);
     if (decision === null) return refusal;
-    if (decision.allowed) {
-      const headers = this.headersFor('failed-auth', decision.remaining, decision.msBeforeNext);
-      return new ApiError(refusal.status, refusal.message, { ...refusal.headers, ...headers });
-    }
-    if (this.blockedAddresses.size >= 10_000) this.blockedAddresses.clear();
-    this.blockedAddresses.set(address, Date.now() + decision.msBeforeNext);
-    throw this.tooMany('failed-auth', decision.msBeforeNext);
+    if (!decision.allowed) return this.tooMany('failed-auth', decision.msBeforeNext);
+    const headers = this.headersFor('failed-auth', decision.remaining, decision.msBeforeNext);
+    return new ApiError(refusal.status, refusal.message, { ...refusal.headers, ...headers });
   }
 
   async onModuleDestroy(): Promise<void> {

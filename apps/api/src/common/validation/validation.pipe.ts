@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 import { RequestValidationError, type ValidationIssue } from '../errors/validation-error';
 import { echoPrefix, isJsonObject, jsonShapeViolation } from '../json/json-shape';
+import { reservedKeyIssues } from './reserved-keys';
 import { intTypeIssue, type IssueContext } from './rules';
 
 /** A DTO class may add rules class-validator cannot express (e.g. several issues for one list). */
@@ -120,6 +121,9 @@ export function inputIssues(input: InputToValidate): { instance: object | null; 
   }
   const tooLarge = shapeIssue(raw, location);
   if (tooLarge) return { instance: null, issues: [tooLarge] };
+  // JSON bodies are refused on arrival (readBodies); this keeps any other input from class-transformer too.
+  const reserved = reservedKeyIssues(raw, location);
+  if (reserved.length > 0) return { instance: null, issues: reserved };
   const instance: object = plainToInstance(metatype, raw);
   const errors = validateSync(instance, { forbidUnknownValues: false });
   const issues = errors.map((error) => issueOf(error, location, raw));

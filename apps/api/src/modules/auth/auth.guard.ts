@@ -25,7 +25,8 @@ const setHeaders = (response: Response, headers: Record<string, string>) => {
 
 /**
  * Bearer authentication on every route not marked @Public(), and the request budgets: per credential
- * once authenticated, per client address on public routes and for failed authentications.
+ * once authenticated, per client address on public routes and for failed authentications (which never
+ * refuse a valid credential).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -48,8 +49,9 @@ export class AuthGuard implements CanActivate {
       if (access.rateLimited) setHeaders(response, await this.limits.spend('address', address));
       return true;
     }
-    this.limits.refuseBlockedAddress(address);
-    let actor: Actor | null;
+    // The credential is verified first: a valid one is limited only by its own budget, whatever others
+    // sent from the same address (a NAT, a proxy); only a failure is counted against the address.
+    let actor: Actor;
     try {
       actor = await this.authenticate(request.headers.authorization);
     } catch (error) {

@@ -6,12 +6,15 @@ import { Public } from '../../common/auth/public.decorator';
 import { ApiError } from '../../common/errors/api-error';
 import { NO_ENDPOINT } from '../../common/errors/route-not-found';
 import { ApiErrors } from '../../common/openapi/error-responses';
+import { NotRateLimited } from '../../common/rate-limiting/not-rate-limited.decorator';
 import { RateLimits } from '../../common/rate-limiting/rate-limits';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Metrics } from '../../common/metrics/metrics';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
+/** The metrics token's key in the per-credential budget (API keys are `key:<id>`, sessions `user:<id>`). */
+const METRICS_CREDENTIAL = 'metrics-token';
 
 @ApiTags('operations')
 @Controller('metrics')
@@ -22,7 +25,10 @@ export class MetricsController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  // Not in the address budget of public routes: the token is checked here, and only the token's own
+  // budget limits a right one (a scraper behind a shared address is never refused for its neighbours).
   @Public()
+  @NotRateLimited()
   @Get()
   @ApiBearerAuth()
   @ApiOperation({
@@ -41,11 +47,11 @@ export class MetricsController {
     const token = this.config.metrics.token;
     if (token === null) throw ApiError.notFound(NO_ENDPOINT);
     // A wrong token counts against the address's failed-authentication budget, as a wrong API key does.
-    this.limits.refuseBlockedAddress(address ?? 'unknown');
     const sent = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
     if (sent === undefined || !timingSafeEqual(digest(sent), digest(token))) {
       throw await this.limits.failedAuthentication(address ?? 'unknown', ApiError.unauthorized('Missing or wrong metrics token.'));
     }
+    for (const [name, value] of Object.entries(await this.limits.spend('credential', METRICS_CREDENTIAL))) response.setHeader(name, value);
     const text = await this.metrics.registry.metrics();
     response.setHeader('Content-Type', this.metrics.registry.contentType);
     return text;

@@ -24,12 +24,14 @@ export class LiveKitWebhookController {
   @Post()
   @HttpCode(200)
   async receive(@Req() request: RawBodyRequest<Request>): Promise<{ received: true }> {
-    // Not rate limited, but a failed signature counts against the address like a bad API key.
-    const address = request.ip ?? 'unknown';
-    this.limits.refuseBlockedAddress(address);
+    // Not rate limited: a signed delivery always goes through. A failed signature counts against the
+    // address in this route's own failed-authentication budget, never against its API credentials.
     const raw = request.rawBody?.toString('utf8') ?? '';
     const event = await this.livekit.verifyWebhook(raw, request.headers.authorization);
-    if (!event) throw await this.limits.failedAuthentication(address, ApiError.unauthorized('The webhook signature does not verify.'));
+    if (!event) {
+      const refusal = ApiError.unauthorized('The webhook signature does not verify.');
+      throw await this.limits.failedAuthentication(request.ip ?? 'unknown', refusal, 'livekit-webhook');
+    }
     const eventId = event.id || createHash('sha256').update(raw).digest('hex');
     await this.events.store({
       provider: 'livekit',

@@ -30,12 +30,14 @@ export class StripeWebhookController {
   @Post()
   @HttpCode(200)
   async receive(@Req() request: RawBodyRequest<Request>): Promise<{ received: true }> {
-    // Not rate limited, but a failed signature counts against the address like a bad API key.
-    const address = request.ip ?? 'unknown';
-    this.limits.refuseBlockedAddress(address);
+    // Not rate limited: a signed delivery always goes through. A failed signature counts against the
+    // address in this route's own failed-authentication budget, never against its API credentials.
     const signature = request.headers['stripe-signature'];
     const verified = this.stripe.verifyWebhook(request.rawBody ?? Buffer.alloc(0), typeof signature === 'string' ? signature : undefined);
-    if (!verified) throw await this.limits.failedAuthentication(address, new ApiError(400, 'The Stripe-Signature header does not verify.'));
+    if (!verified) {
+      const refusal = new ApiError(400, 'The Stripe-Signature header does not verify.');
+      throw await this.limits.failedAuthentication(request.ip ?? 'unknown', refusal, 'stripe-webhook');
+    }
     const event = verified.payload;
     // Signed, but not necessarily an event: only an object with an id and a type can be stored and
     // deduplicated. Anything else is refused, and nothing is stored.
