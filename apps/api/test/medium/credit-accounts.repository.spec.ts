@@ -114,7 +114,15 @@ describe('CreditAccountsRepository', () => {
       expect(statements.filter((text) => text.includes('INSERT INTO ledger_entries'))).toHaveLength(1);
       expect(await ledgerOf(a.organizationId)).toEqual([
         { kind: 'charge', delta_cents: -30, currency: 'usd', room_id: roomA, connection_id: a1, provider_reference: null, note: null },
-        { kind: 'charge_correction', delta_cents: -9, currency: 'usd', room_id: roomA, connection_id: a2, provider_reference: null, note: null },
+        {
+          kind: 'charge_correction',
+          delta_cents: -9,
+          currency: 'usd',
+          room_id: roomA,
+          connection_id: a2,
+          provider_reference: null,
+          note: null,
+        },
       ]);
       expect(await ledgerOf(b.organizationId)).toEqual([
         { kind: 'charge', delta_cents: -60, currency: 'usd', room_id: roomB, connection_id: b1, provider_reference: null, note: null },

@@ -42,7 +42,9 @@ export class Ledger {
 
   private async connectionLine(tx: Sql, line: ChargeLine): Promise<void> {
     if (line.cents === 0) return;
-    await this.hot.append<ChargeLine>(tx, LEDGER_CHARGES_KEY, line, (rows) => this.accounts.insertCharges(rows, this.config.credit.currency, tx));
+    await this.hot.append<ChargeLine>(tx, LEDGER_CHARGES_KEY, line, (rows) =>
+      this.accounts.insertCharges(rows, this.config.credit.currency, tx),
+    );
     await this.moveBalance(tx, line.organizationId, line.cents);
   }
 

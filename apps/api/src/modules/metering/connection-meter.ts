@@ -93,7 +93,13 @@ export class ConnectionMeter {
   private endOf(connection: OpenConnection, leftAt: Date) {
     const end = new Date(Math.max(leftAt.getTime(), connection.joinedAt.getTime()));
     const minutes = billedMinutes(connection.joinedAt.getTime(), end.getTime(), this.config.maxConnectionMinutes);
-    return { organizationId: connection.organizationId, id: connection.id, leftAt: end, minutes, cents: chargeCents(minutes, connection.centsPerMinute) };
+    return {
+      organizationId: connection.organizationId,
+      id: connection.id,
+      leftAt: end,
+      minutes,
+      cents: chargeCents(minutes, connection.centsPerMinute),
+    };
   }
 
   private async accountCorrection(tx: Sql, room: MeteredRoom, connection: CorrectedConnection): Promise<void> {

@@ -213,7 +213,11 @@ export class LiveKitEventProcessor {
       if (!seen || leave.at < seen.at) earliest.set(key, leave);
     }
     const known = await this.connections.byParticipant(
-      [...earliest.values()].map(({ room, participant }) => ({ organizationId: room.organization_id, roomId: room.id, participantSid: participant.sid })),
+      [...earliest.values()].map(({ room, participant }) => ({
+        organizationId: room.organization_id,
+        roomId: room.id,
+        participantSid: participant.sid,
+      })),
       tx,
     );
     const connectionOf = new Map(known.map((row) => [`${row.roomId} ${row.participantSid}`, row]));
