@@ -205,15 +205,6 @@ describe('CreditAccountsRepository', () => {
     });
   });
 
-  describe('organizationByReference', () => {
-    it('finds the organization a payment names, and none for an unknown id or a reference that is no uuid', async () => {
-      const a = await rows.organization();
-      expect(await accounts.organizationByReference(a.organizationId)).toBe(a.organizationId);
-      expect(await accounts.organizationByReference('00000000-0000-4000-8000-000000000000')).toBeNull();
-      expect(await accounts.organizationByReference('org_not_a_uuid')).toBeNull();
-    });
-  });
-
   describe('through the Ledger', () => {
     const config = { credit: { currency: 'usd' } } as AppConfig;
     const ledger = () => {
