@@ -82,7 +82,6 @@ const INSERT_CHARGES = `INSERT INTO ledger_entries (organization_id, kind, delta
            FROM unnest($2::uuid[], $3::bigint[], $4::timestamptz[], $5::uuid[], $6::bigint[], $7::text[])
              AS c(organization_id, delta_cents, occurred_at, room_id, connection_id, kind)`;
 
-
 /**
  * The credit account aggregate: an organization's balance row (`credit_accounts`) and the
  * append-only lines that move it (`ledger_entries`). Reads of the balance arriving together share
