@@ -1,3 +1,4 @@
+import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../../src/config/app-config';
@@ -215,7 +216,13 @@ describe('CreditAccountsRepository', () => {
           config,
           database,
           hot,
-          new CustomerEvents(hot, config, new WebhookEndpointsRepository(database), new WebhookDeliveriesRepository(database)),
+          new CustomerEvents(
+            hot,
+            config,
+            new WebhookEndpointsRepository(database),
+            new WebhookDeliveriesRepository(database),
+            new RoomsRepository(database),
+          ),
           accounts,
         ),
       };

@@ -3,6 +3,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { Database } from '../../database/database';
 import { CustomerEvents } from '../customer-webhooks/customer-events';
+import { RoomsRepository } from '../rooms/rooms.repository';
 import { TranscriptsRepository } from './transcripts.repository';
 
 /** After the end, a translator still draining gets this long to report its last segments. */
@@ -28,6 +29,7 @@ export class TranscriptReadiness implements OnApplicationBootstrap, OnApplicatio
   constructor(
     private readonly database: Database,
     private readonly transcripts: TranscriptsRepository,
+    private readonly rooms: RoomsRepository,
     private readonly events: CustomerEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -67,20 +69,15 @@ export class TranscriptReadiness implements OnApplicationBootstrap, OnApplicatio
   /** Closes one room's transcript; true when this call decided its `transcript.ready`. */
   async close(roomId: string): Promise<boolean> {
     return this.database.transaction(async (tx) => {
-      const closed = await this.transcripts.close(roomId, tx);
-      if (!closed || closed.segments === 0) return false;
+      const room = await this.rooms.closeTranscript(roomId, tx);
+      if (!room) return false;
+      const { segments, languages } = await this.transcripts.summary(roomId, tx);
+      if (segments === 0) return false;
       await this.events.emit(tx, {
-        organizationId: closed.organizationId,
+        organizationId: room.organizationId,
         type: 'transcript.ready',
-        roomId: closed.roomId,
-        data: {
-          room_id: closed.roomId,
-          room: closed.roomName,
-          segments: closed.segments,
-          languages: closed.languages,
-          started_at: closed.startedAt,
-          ended_at: closed.endedAt,
-        },
+        roomId,
+        data: { room_id: roomId, room: room.name, segments, languages, started_at: room.startedAt, ended_at: room.endedAt },
       });
       return true;
     });
