@@ -209,6 +209,7 @@ describe('the queue workers while their PostgreSQL stops and starts under load',
 
   it(`stays up through ${RESTARTS} stops of PostgreSQL with transactions inside, and applies every event exactly once`, async () => {
     const feeding = await feed();
+    const waiting: number[] = [];
     let failed = true;
     try {
       for (let restart = 1; restart <= RESTARTS; restart++) {
@@ -217,12 +218,15 @@ describe('the queue workers while their PostgreSQL stops and starts under load',
         await blocker.query('BEGIN');
         await blocker.query('SELECT 1 FROM credit_accounts WHERE organization_id = $1 FOR UPDATE', [organizationId]);
         const deadline = Date.now() + 20_000;
-        while (
-          (await blocker.query(`SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))`)).rowCount === 0
-        ) {
+        // Sessions waiting on this lock, or on the transactions that wait on it.
+        const waitingOnLock = async (): Promise<number> =>
+          (await blocker.query(`SELECT 1 FROM pg_stat_activity WHERE cardinality(pg_blocking_pids(pid)) > 0`)).rowCount ?? 0;
+        while ((await waitingOnLock()) === 0) {
           if (Date.now() > deadline) throw new Error(`restart ${restart}: no transaction of the worker waited on the lock`);
           await sleep(50);
         }
+        await sleep(500); // more of them pile up behind the first
+        waiting.push(await waitingOnLock());
         const applied = await count(`SELECT count(*)::int AS n FROM inbound_events WHERE processed_at IS NOT NULL`);
         await postgres.stop();
         await blocker.end().catch(() => undefined);
@@ -242,7 +246,9 @@ describe('the queue workers while their PostgreSQL stops and starts under load',
     }
     await expectAllAppliedOnce(people, 30_000);
     expectAlive('after the restarts');
-    process.stdout.write(`[worker outages] ${people} people, ${2 * people} events through ${RESTARTS} PostgreSQL restarts\n`);
+    process.stdout.write(
+      `[worker outages] ${people} people, ${2 * people} events; transactions waiting at each stop: ${waiting.join(', ')}\n`,
+    );
     // Jobs did fail with their connections, and ran again.
     const metrics = await (await scrape('127.0.0.1', METRICS_TOKEN)).text();
     expect(metrics).toMatch(/inbound_webhook_events_total\{provider="livekit",outcome="failed"\} [1-9]/);
