@@ -153,7 +153,7 @@ describe('the queue workers while their PostgreSQL stops and starts under load',
     const batch = ++batches;
     abandoned = false;
     let feeding = true;
-    let people = 0;
+    let delivered = 0;
     const sender = async (n: number): Promise<void> => {
       for (let i = 0; feeding; i++) {
         const room = rooms[(n + i * SENDERS) % rooms.length];
@@ -162,7 +162,7 @@ describe('the queue workers while their PostgreSQL stops and starts under load',
         const person = { identity, sid: `PA_${identity}`, joinedAt: String(t0) };
         await deliver(participantJoined(room.livekitName, person));
         await deliver(participantLeft(room.livekitName, person, { createdAt: t0 + 150 }));
-        people++;
+        delivered++;
       }
     };
     const senders = Array.from({ length: SENDERS }, (_, n) => sender(n));
@@ -173,7 +173,7 @@ describe('the queue workers while their PostgreSQL stops and starts under load',
         // Given up: the test's own error is the one to see.
         if (abandon) await Promise.allSettled(senders);
         else await Promise.all(senders);
-        return people;
+        return delivered;
       },
     };
   }
@@ -187,7 +187,7 @@ describe('the queue workers while their PostgreSQL stops and starts under load',
   }
 
   /** Every stored event applied (a job that failed with its connection ran again), each exactly once. */
-  async function expectAllAppliedOnce(people: number, withinMs: number): Promise<void> {
+  async function expectAllAppliedOnce(total: number, withinMs: number): Promise<void> {
     const deadline = Date.now() + withinMs;
     for (;;) {
       const n = await count(`SELECT count(*)::int AS n FROM inbound_events WHERE processed_at IS NULL`);
@@ -204,7 +204,7 @@ describe('the queue workers while their PostgreSQL stops and starts under load',
     const charges = await count(`SELECT count(*)::int AS n FROM ledger_entries WHERE organization_id = $1 AND room_id IS NOT NULL`, [
       organizationId,
     ]);
-    expect({ events, connections, charges }).toEqual({ events: 2 * people, connections: { n: people, charged: people }, charges: people });
+    expect({ events, connections, charges }).toEqual({ events: 2 * total, connections: { n: total, charged: total }, charges: total });
   }
 
   it(`stays up through ${RESTARTS} stops of PostgreSQL with transactions inside, and applies every event exactly once`, async () => {
