@@ -1,4 +1,5 @@
 import { TRANSLATOR_JOBS } from '@app/contracts';
+import { seededRandom } from '../support/seeded-random';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import type { ParticipantInfoJson, WebhookEventJson } from '../support/livekit-webhooks';
 import { createRoom, events, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
@@ -110,17 +111,6 @@ function buildScenario(livekitNames: Record<RoomKey, string>, t: number, idPrefi
       main: [ann, bob, cleo, dan, eve, frank].map((p) => ({ identity: p.identity, languages: p.languages! })),
       ends: [gus, hana, ivy].map((p) => ({ identity: p.identity, languages: p.languages! })),
     },
-  };
-}
-
-/** mulberry32: a small seeded PRNG, so the concurrent side's order is the same on every run. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
   };
 }
 

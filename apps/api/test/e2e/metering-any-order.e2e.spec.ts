@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { seededRandom } from '../support/seeded-random';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import type { WebhookEventJson } from '../support/livekit-webhooks';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
@@ -148,17 +149,6 @@ function shuffled(stamped: Stamped[], delivery: ValueOf<typeof deliveryShape>): 
     [out[i], out[j]] = [out[j], out[i]];
   }
   return out;
-}
-
-/** mulberry32 */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('metering in any delivery order', () => {

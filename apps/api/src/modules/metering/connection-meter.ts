@@ -59,7 +59,8 @@ export class ConnectionMeter {
       await this.events.emit(tx, { organizationId: room.organization_id, type: 'translator.left', roomId: room.id, data });
     }
     for (const [i, { room, connection, leftAt }] of closes.entries()) {
-      if (closedIds.has(connection.id)) await this.account(tx, room, connection, ends[i].minutes, ends[i].cents, leftAt);
+      if (closedIds.has(connection.id))
+        await this.account(tx, room, connection, { minutes: ends[i].minutes, cents: ends[i].cents, at: leftAt }, 'charge');
     }
   }
 
@@ -108,33 +109,29 @@ export class ConnectionMeter {
     const minutes = connection.minutes - connection.previousMinutes;
     const cents = connection.cents - connection.previousCents;
     if (minutes === 0 && cents === 0) return;
-    await this.addToRoom(tx, room, minutes, cents);
-    await this.ledger.correctCharge(tx, {
-      organizationId: connection.organizationId,
-      roomId: connection.roomId,
-      connectionId: connection.id,
-      cents,
-      occurredAt: connection.leftAt,
-    });
+    await this.account(tx, room, connection, { minutes, cents, at: connection.leftAt }, 'correction');
   }
 
-  /** The room's totals, the usage rollup and the ledger follow every ended connection. */
+  /**
+   * The room's totals, the usage rollup and the ledger follow every ended connection (its charge)
+   * and every later move of its end (a correction of that charge).
+   */
   private async account(
     tx: Sql,
     room: MeteredRoom,
-    connection: OpenConnection,
-    minutes: number,
-    cents: number,
-    leftAt: Date,
+    connection: { id: number; organizationId: string; roomId: string },
+    change: { minutes: number; cents: number; at: Date },
+    line: 'charge' | 'correction',
   ): Promise<void> {
-    await this.addToRoom(tx, room, minutes, cents);
-    await this.ledger.charge(tx, {
+    await this.addToRoom(tx, room, change.minutes, change.cents);
+    const entry = {
       organizationId: connection.organizationId,
       roomId: connection.roomId,
       connectionId: connection.id,
-      cents,
-      occurredAt: leftAt,
-    });
+      cents: change.cents,
+      occurredAt: change.at,
+    };
+    await (line === 'charge' ? this.ledger.charge(tx, entry) : this.ledger.correctCharge(tx, entry));
   }
 
   /** The room's totals and its usage slot move by what its connections' charges moved by. */

@@ -141,6 +141,15 @@ const CONNECTED_LANGUAGES = `SELECT c.room_id, array_agg(DISTINCT l ORDER BY l) 
   WHERE c.left_at IS NULL AND c.kind IS DISTINCT FROM 'translator'
   GROUP BY c.room_id`;
 
+/** The parameters of CLOSE and MOVE_ENDS_EARLIER: one array per column of the ends. */
+const endColumns = (ends: ConnectionEnd[]) => [
+  ends.map((e) => e.id),
+  ends.map((e) => e.organizationId),
+  ends.map((e) => e.leftAt),
+  ends.map((e) => e.minutes),
+  ends.map((e) => e.cents),
+];
+
 const toOpen = (row: OpenRow): OpenConnection => ({
   id: Number(row.id),
   organizationId: row.organization_id,
@@ -212,13 +221,7 @@ export class ConnectionsRepository {
    */
   async close(ends: ConnectionEnd[], sql: Sql = this.database): Promise<ClosedConnection[]> {
     if (ends.length === 0) return [];
-    const rows = await sql.rows<ClosedRow>(CLOSE, [
-      ends.map((e) => e.id),
-      ends.map((e) => e.organizationId),
-      ends.map((e) => e.leftAt),
-      ends.map((e) => e.minutes),
-      ends.map((e) => e.cents),
-    ]);
+    const rows = await sql.rows<ClosedRow>(CLOSE, endColumns(ends));
     return rows.map((row) => ({
       id: Number(row.id),
       kind: row.kind,
@@ -249,13 +252,7 @@ export class ConnectionsRepository {
       previous_cents: number;
       minutes: number;
       cents: number;
-    }>(MOVE_ENDS_EARLIER, [
-      ends.map((e) => e.id),
-      ends.map((e) => e.organizationId),
-      ends.map((e) => e.leftAt),
-      ends.map((e) => e.minutes),
-      ends.map((e) => e.cents),
-    ]);
+    }>(MOVE_ENDS_EARLIER, endColumns(ends));
     return rows.map((row) => ({
       id: Number(row.id),
       organizationId: row.organization_id,
