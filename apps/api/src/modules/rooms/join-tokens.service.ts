@@ -2,14 +2,13 @@ import { admitToken, type ParticipantKind, type StreamingMode } from '@app/domai
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../common/auth/actor';
-import { Coalescer } from '../../common/batching/coalescer';
 import { ApiError } from '../../common/errors/api-error';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { LiveKitGateway } from '../livekit/livekit.gateway';
 import type { JoinTokenView } from './join-token.dto';
 import type { RoomRow } from './room-rows';
-import { RoomsRepository, type SharedAdmissionRequest, type SharedAdmissionRow } from './rooms.repository';
+import { RoomsRepository } from './rooms.repository';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
 
@@ -31,35 +30,18 @@ function generatedIdentity(kind: JoinRequest['kind']): string {
   return `${kind}-${randomUUID().slice(-12)}`;
 }
 
-/** One shared admission waiting in a batch; the batch sets `answer` (null: the room is not live). */
-interface PendingSharedAdmission {
-  request: SharedAdmissionRequest;
-  answer?: SharedAdmissionRow | null;
-}
-
 /** Languages of an issued token count as held for this long, until its participant connects. */
 export const LANGUAGE_RESERVATION_SECONDS = 120;
 const TOKEN_TTL_SECONDS = 6 * 3600;
 
 @Injectable()
 export class JoinTokensService {
-  /**
-   * Shared admissions of tokens requested at the same time go to Postgres together: one statement
-   * (admit_tokens_shared) and one commit for the batch, instead of a round trip each.
-   */
-  private readonly sharedAdmissions: Coalescer<PendingSharedAdmission>;
-
   constructor(
     private readonly database: Database,
     private readonly rooms: RoomsRepository,
     private readonly livekit: LiveKitGateway,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.sharedAdmissions = new Coalescer<PendingSharedAdmission>((pending) => this.admitSharedBatch(pending), {
-      maxBatch: 100,
-      parallel: 1,
-    });
-  }
+  ) {}
 
   async issueForMember(actor: Actor, roomName: string, request: Omit<JoinRequest, 'kind'>): Promise<JoinTokenView> {
     const member: JoinRequest = { ...request, identity: request.identity ?? generatedIdentity('member'), kind: 'member' };
@@ -71,33 +53,21 @@ export class JoinTokensService {
 
   /** The SQL function admits exactly the tokens the rule (libs/domain admitToken) admits as changing nothing. */
   private async admitShared(actor: Actor, roomName: string, request: JoinRequest): Promise<Admission | null> {
-    const pending: PendingSharedAdmission = {
-      request: {
+    const identity = request.identity as string;
+    const row = await this.rooms.admitTokenShared(
+      {
         organizationId: actor.organizationId,
         roomName,
-        identity: request.identity as string,
+        identity,
         kind: request.kind,
         displayName: request.name ?? null,
         languages: request.languages,
       },
-    };
-    await this.sharedAdmissions.submit(pending);
-    const row = pending.answer;
-    if (!row) throw ApiError.notFound(`No live room named "${roomName}".`);
-    if (!row.admitted || row.streaming_mode === null) return null;
-    return {
-      room: { id: row.room_id, name: row.room_name, livekit_name: row.livekit_name },
-      identity: pending.request.identity,
-      mode: row.streaming_mode,
-    };
-  }
-
-  private async admitSharedBatch(pending: PendingSharedAdmission[]): Promise<void> {
-    const answers = await this.rooms.admitShared(
-      pending.map((p) => p.request),
       LANGUAGE_RESERVATION_SECONDS,
     );
-    pending.forEach((p, ord) => (p.answer = answers.get(ord) ?? null));
+    if (!row) throw ApiError.notFound(`No live room named "${roomName}".`);
+    if (!row.admitted || row.streaming_mode === null) return null;
+    return { room: { id: row.room_id, name: row.room_name, livekit_name: row.livekit_name }, identity, mode: row.streaming_mode };
   }
 
   private admitExclusive(actor: Actor, roomName: string, request: JoinRequest): Promise<Admission> {

@@ -1,5 +1,6 @@
 import type { ParticipantKind, StreamingMode } from '@app/domain';
 import { Injectable } from '@nestjs/common';
+import { Coalescer } from '../../common/batching/coalescer';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
 import {
@@ -23,6 +24,13 @@ const PARTICIPANT_COLUMNS = `c.id, c.identity AS participant_identity, c.kind AS
 const ROOM_ROW_COLUMNS = `id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode, translator_present, translator_generation`;
 
 const UNIQUE_VIOLATION = '23505';
+
+/** One shared admission waiting in a batch; the batch sets `answer` (null: the room is not live). */
+interface PendingSharedAdmission {
+  request: SharedAdmissionRequest;
+  reserveSeconds: number;
+  answer?: SharedAdmissionRow | null;
+}
 
 const ROOM_VIEWS = `SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM}
   WHERE (r.id, r.organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
@@ -120,7 +128,28 @@ const ADMIT_SHARED = { name: 'admit_tokens_shared', text: `SELECT * FROM admit_t
  */
 @Injectable()
 export class RoomsRepository {
-  constructor(private readonly database: Database) {}
+  /**
+   * Shared admissions requested at the same time go to Postgres together: one statement and one
+   * commit for the batch (the Coalescer), while each caller asks for its own token.
+   */
+  private readonly sharedAdmissions: Coalescer<PendingSharedAdmission>;
+
+  constructor(private readonly database: Database) {
+    this.sharedAdmissions = new Coalescer<PendingSharedAdmission>(
+      async (pending) => {
+        // One statement per reservation length (there is one today).
+        for (const seconds of new Set(pending.map((p) => p.reserveSeconds))) {
+          const group = pending.filter((p) => p.reserveSeconds === seconds);
+          const answers = await this.admitShared(
+            group.map((p) => p.request),
+            seconds,
+          );
+          group.forEach((p, ord) => (p.answer = answers.get(ord) ?? null));
+        }
+      },
+      { maxBatch: 100, parallel: 1 },
+    );
+  }
 
   // Requests: creating, reading, listing, ending rooms; admitting join tokens.
 
@@ -221,6 +250,17 @@ export class RoomsRepository {
       token.languages,
       token.reserveSeconds,
     ]);
+  }
+
+  /**
+   * Admits the token if it changes nothing (admit_tokens_shared, under its room's shared admission
+   * lock), batched with the tokens requested at the same time; null when the organization has no live
+   * room of that name. A token that is not admitted must be decided exclusively (`lockAdmissions`).
+   */
+  async admitTokenShared(request: SharedAdmissionRequest, reserveSeconds: number): Promise<SharedAdmissionRow | null> {
+    const pending: PendingSharedAdmission = { request, reserveSeconds };
+    await this.sharedAdmissions.submit(pending);
+    return pending.answer ?? null;
   }
 
   /**
