@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { Database } from '../../src/database/database';
+import { RoomTokensRepository } from '../../src/modules/rooms/room-tokens.repository';
 import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
@@ -15,11 +16,13 @@ describe('RoomsRepository, lifecycle', () => {
   let db: DataSource;
   let database: Database;
   let rooms: RoomsRepository;
+  let tokens: RoomTokensRepository;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
     database = new Database(db);
     rooms = new RoomsRepository(database);
+    tokens = new RoomTokensRepository(database);
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, db);
@@ -150,7 +153,7 @@ describe('RoomsRepository, lifecycle', () => {
         [roomId, identity, kind, languages],
       );
     }
-    const released = await rooms.releaseReservations([
+    const released = await tokens.releaseReservations([
       { organizationId: org.organizationId, roomId: room.id, identity: 'ann' },
       { organizationId: org.organizationId, roomId: room.id, identity: 'gus' },
       { organizationId: org.organizationId, roomId: room.id, identity: 'nobody' },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { Database } from '../../src/database/database';
+import { RoomTokensRepository } from '../../src/modules/rooms/room-tokens.repository';
 import { RoomsRepository, type NewRoom } from '../../src/modules/rooms/rooms.repository';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -10,11 +11,13 @@ describe('RoomsRepository', () => {
   let dataSource: DataSource;
   let database: Database;
   let rooms: RoomsRepository;
+  let tokens: RoomTokensRepository;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
     database = new Database(dataSource);
     rooms = new RoomsRepository(database);
+    tokens = new RoomTokensRepository(database);
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, dataSource);
@@ -164,16 +167,16 @@ describe('RoomsRepository', () => {
     const [a, b] = [await organization(), await organization()];
     const room = await created(a, 'tokens');
     const token = { kind: 'member' as const, displayName: null, reserveSeconds: 120 };
-    await rooms.reserveToken(a.id, room.id, { ...token, identity: 'ann', languages: ['en'] });
-    await rooms.reserveToken(a.id, room.id, { ...token, identity: 'bob', languages: ['de', 'en'] });
-    expect(await rooms.heldLanguages(a.id, room.id, null)).toEqual(['de', 'en']);
-    expect(await rooms.heldLanguages(a.id, room.id, 'bob')).toEqual(['en']);
-    expect(await rooms.heldLanguages(b.id, room.id, null)).toEqual([]);
+    await tokens.reserveToken(a.id, room.id, { ...token, identity: 'ann', languages: ['en'] });
+    await tokens.reserveToken(a.id, room.id, { ...token, identity: 'bob', languages: ['de', 'en'] });
+    expect(await tokens.heldLanguages(a.id, room.id, null)).toEqual(['de', 'en']);
+    expect(await tokens.heldLanguages(a.id, room.id, 'bob')).toEqual(['en']);
+    expect(await tokens.heldLanguages(b.id, room.id, null)).toEqual([]);
 
     // re-issued to bob with French; ann's reservation lapses
-    await rooms.reserveToken(a.id, room.id, { ...token, identity: 'bob', kind: 'guest', displayName: 'Bob', languages: ['fr'] });
+    await tokens.reserveToken(a.id, room.id, { ...token, identity: 'bob', kind: 'guest', displayName: 'Bob', languages: ['fr'] });
     await database.rows(`UPDATE room_tokens SET reserved_until = clock_timestamp() - interval '1 second' WHERE identity = 'ann'`);
-    expect(await rooms.heldLanguages(a.id, room.id, null)).toEqual(['fr']);
+    expect(await tokens.heldLanguages(a.id, room.id, null)).toEqual(['fr']);
     const rows = await database.rows<{ identity: string; kind: string; display_name: string | null; languages: string[] }>(
       `SELECT identity, kind, display_name, languages FROM room_tokens WHERE room_id = $1 ORDER BY identity`,
       [room.id],
@@ -184,8 +187,8 @@ describe('RoomsRepository', () => {
     ]);
 
     // another organization cannot issue a token of this room
-    await rooms.reserveToken(b.id, room.id, { ...token, identity: 'mallory', languages: ['es'] });
-    expect(await rooms.heldLanguages(a.id, room.id, null)).toEqual(['fr']);
+    await tokens.reserveToken(b.id, room.id, { ...token, identity: 'mallory', languages: ['es'] });
+    expect(await tokens.heldLanguages(a.id, room.id, null)).toEqual(['fr']);
   });
 
   it('the admission lock reads the live room of the organization; the mode is set there only', async () => {
@@ -229,7 +232,7 @@ describe('RoomsRepository', () => {
     const room = await created(a, 'shared', { streamingMode: 'dual' });
     await created(a, 'unset');
     await end((await created(a, 'gone', { streamingMode: 'dual' })).id);
-    await rooms.reserveToken(a.id, room.id, {
+    await tokens.reserveToken(a.id, room.id, {
       identity: 'host',
       kind: 'member',
       displayName: null,
@@ -244,7 +247,7 @@ describe('RoomsRepository', () => {
       displayName: null,
       languages,
     });
-    const answers = await rooms.admitShared(
+    const answers = await tokens.admitShared(
       [
         ask(a.id, 'shared', 'listener', ['en']),
         ask(b.id, 'shared', 'stranger', ['en']),
@@ -265,6 +268,6 @@ describe('RoomsRepository', () => {
     });
     expect(answers.get(3)).toMatchObject({ room_id: room.id, admitted: false });
     expect(answers.get(4)).toMatchObject({ room_name: 'unset', streaming_mode: null, admitted: false });
-    expect(await rooms.heldLanguages(a.id, room.id, 'host')).toEqual(['en']); // the listener's reservation
+    expect(await tokens.heldLanguages(a.id, room.id, 'host')).toEqual(['en']); // the listener's reservation
   });
 });

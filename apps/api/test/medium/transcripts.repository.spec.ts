@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Sql } from '../../src/database/sql';
 import { Database } from '../../src/database/database';
+import { RoomTokensRepository } from '../../src/modules/rooms/room-tokens.repository';
 import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { TranscriptsRepository, type SegmentRecord } from '../../src/modules/transcripts/transcripts.repository';
 import { MediumRows } from '../support/medium-rows';
@@ -135,9 +136,9 @@ describe('TranscriptsRepository', () => {
       `INSERT INTO room_tokens (room_id, identity, kind, languages) VALUES ($1, 'a', 'member', ARRAY['es']), ($1, 'b', 'guest', ARRAY['en', 'es'])`,
       [room],
     );
-    const rooms = new RoomsRepository(database);
-    expect(await rooms.issuedLanguages(owner.organizationId, room)).toEqual(['en', 'es']);
-    expect(await rooms.issuedLanguages(other.organizationId, room)).toEqual([]);
+    const tokens = new RoomTokensRepository(database);
+    expect(await tokens.issuedLanguages(owner.organizationId, room)).toEqual(['en', 'es']);
+    expect(await tokens.issuedLanguages(other.organizationId, room)).toEqual([]);
   });
 
   it('closes an ended room once, counting what it holds; later segments are not stored', async () => {

@@ -5,6 +5,7 @@ import type { AppConfig } from '../../config/app-config';
 import type { OutboxJob } from '../../queue/outbox';
 import { RoomLifecycle } from '../rooms/room-lifecycle';
 import type { RoomRow } from '../rooms/room-rows';
+import { RoomTokensRepository } from '../rooms/room-tokens.repository';
 import { RoomsRepository } from '../rooms/rooms.repository';
 import { TranslatorPresence } from '../rooms/translator-presence';
 import { readLiveKitEvent, type LiveKitEventFacts } from './livekit-event';
@@ -51,6 +52,7 @@ export class LiveKitEventProcessor {
     private readonly events: CustomerEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly rooms: RoomsRepository,
+    private readonly tokens: RoomTokensRepository,
     private readonly connections: ConnectionsRepository,
   ) {}
 
@@ -109,7 +111,7 @@ export class LiveKitEventProcessor {
   private async joinAll(tx: Sql, joins: Join[]): Promise<(number | null)[]> {
     if (joins.length === 0) return [];
     // The connection now holds its token's languages: the token's short reservation is over.
-    const tokens = await this.rooms.releaseReservations(
+    const tokens = await this.tokens.releaseReservations(
       joins.map(({ room, participant }) => ({ organizationId: room.organization_id, roomId: room.id, identity: participant.identity })),
       tx,
     );

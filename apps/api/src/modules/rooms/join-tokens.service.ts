@@ -8,6 +8,7 @@ import type { AppConfig } from '../../config/app-config';
 import { LiveKitGateway } from '../livekit/livekit.gateway';
 import type { JoinTokenView } from './join-token.dto';
 import type { RoomRow } from './room-rows';
+import { RoomTokensRepository } from './room-tokens.repository';
 import { RoomsRepository } from './rooms.repository';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
@@ -39,6 +40,7 @@ export class JoinTokensService {
   constructor(
     private readonly database: Database,
     private readonly rooms: RoomsRepository,
+    private readonly tokens: RoomTokensRepository,
     private readonly livekit: LiveKitGateway,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -54,7 +56,7 @@ export class JoinTokensService {
   /** The SQL function admits exactly the tokens the rule (libs/domain admitToken) admits as changing nothing. */
   private async admitShared(actor: Actor, roomName: string, request: JoinRequest): Promise<Admission | null> {
     const identity = request.identity as string;
-    const row = await this.rooms.admitTokenShared(
+    const row = await this.tokens.admitTokenShared(
       {
         organizationId: actor.organizationId,
         roomName,
@@ -86,13 +88,13 @@ export class JoinTokensService {
    */
   async admit(tx: Sql, room: RoomRow, request: JoinRequest): Promise<Admission> {
     const identity = request.identity ?? generatedIdentity(request.kind);
-    const held = await this.rooms.heldLanguages(room.organization_id, room.id, identity, tx);
+    const held = await this.tokens.heldLanguages(room.organization_id, room.id, identity, tx);
     const admission = admitToken({ mode: room.streaming_mode, held }, request.languages);
     if (admission.setsMode) {
       await this.rooms.setMode(room.organization_id, room.id, admission.mode, tx);
       room.streaming_mode = admission.mode;
     }
-    await this.rooms.reserveToken(
+    await this.tokens.reserveToken(
       room.organization_id,
       room.id,
       {

@@ -4,7 +4,7 @@ import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import { RequestValidationError } from '../../common/errors/validation-error';
 import { toPage, type Page } from '../../common/pagination/page';
-import { RoomsRepository } from '../rooms/rooms.repository';
+import { RoomTokensRepository } from '../rooms/room-tokens.repository';
 import type { TranscriptQueryDto, TranscriptSegmentView, TranscriptSettingsDto, TranscriptSettingsView } from './transcript.dto';
 import { TranscriptsRepository, type TranscriptRoom } from './transcripts.repository';
 
@@ -15,7 +15,7 @@ const ROOM_NOT_FOUND = 'Room not found.';
 export class TranscriptsService {
   constructor(
     private readonly transcripts: TranscriptsRepository,
-    private readonly rooms: RoomsRepository,
+    private readonly tokens: RoomTokensRepository,
   ) {}
 
   async page(actor: Actor, roomId: string, query: TranscriptQueryDto): Promise<Page<TranscriptSegmentView>> {
@@ -28,7 +28,7 @@ export class TranscriptsService {
   async export(actor: Actor, roomId: string, format: TranscriptFormat, language: string | undefined): Promise<string> {
     const room = await this.room(actor, roomId);
     // A room holds the languages of the join tokens issued for it; only a per-language export asks.
-    const issued = language === undefined ? [] : await this.rooms.issuedLanguages(actor.organizationId, roomId);
+    const issued = language === undefined ? [] : await this.tokens.issuedLanguages(actor.organizationId, roomId);
     if (language !== undefined && !issued.includes(language)) {
       const held = issued.length === 0 ? 'none' : issued.join(', ');
       throw new RequestValidationError([

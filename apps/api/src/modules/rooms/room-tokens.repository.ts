@@ -1,0 +1,177 @@
+import type { ParticipantKind, StreamingMode } from '@app/domain';
+import { Injectable } from '@nestjs/common';
+import { Coalescer } from '../../common/batching/coalescer';
+import { Database } from '../../database/database';
+import type { Sql } from '../../database/sql';
+
+/** A join token's reservation of its languages (kind `member` or `guest`). */
+export interface TokenReservation {
+  identity: string;
+  kind: Exclude<ParticipantKind, 'translator'>;
+  displayName: string | null;
+  languages: readonly string[];
+  reserveSeconds: number;
+}
+
+/** One token of a batch for admit_tokens_shared; `ord` ties the answer to it. */
+export interface SharedAdmissionRequest extends Omit<TokenReservation, 'reserveSeconds'> {
+  organizationId: string;
+  roomName: string;
+}
+
+/** The answer of admit_tokens_shared for one request whose room is live. */
+export interface SharedAdmissionRow {
+  ord: number;
+  room_id: string;
+  room_name: string;
+  livekit_name: string;
+  streaming_mode: StreamingMode | null;
+  /** False: the token would set the mode or add a language (or does not fit): decide it exclusively. */
+  admitted: boolean;
+}
+
+/** A participant's join token, as the connection takes it over. */
+export interface ConnectedToken {
+  roomId: string;
+  identity: string;
+  kind: ParticipantKind;
+  languages: string[];
+}
+
+/** One shared admission waiting in a batch; the batch sets `answer` (null: the room is not live). */
+interface PendingSharedAdmission {
+  request: SharedAdmissionRequest;
+  reserveSeconds: number;
+  answer?: SharedAdmissionRow | null;
+}
+
+// room_tokens has no organization of its own: every statement checks its room's.
+const HELD_LANGUAGES = `SELECT held_languages(r.id, $3::text) AS languages FROM rooms r WHERE r.id = $1 AND r.organization_id = $2`;
+
+const RESERVE_TOKEN = `INSERT INTO room_tokens (room_id, identity, kind, display_name, languages, reserved_until)
+  SELECT r.id, $3, $4, $5, $6, clock_timestamp() + make_interval(secs => $7) FROM rooms r WHERE r.id = $1 AND r.organization_id = $2
+  ON CONFLICT (room_id, identity) DO UPDATE SET kind = EXCLUDED.kind, display_name = EXCLUDED.display_name,
+    languages = EXCLUDED.languages, issued_at = clock_timestamp(), reserved_until = EXCLUDED.reserved_until`;
+
+const ADMIT_SHARED = { name: 'admit_tokens_shared', text: `SELECT * FROM admit_tokens_shared($1, $2)` };
+
+// room_tokens has no organization of its own: its room's is checked.
+const RELEASE_RESERVATIONS = `UPDATE room_tokens t SET reserved_until = NULL
+  FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS j(organization_id, room_id, identity)
+  JOIN rooms r ON r.id = j.room_id AND r.organization_id = j.organization_id
+  WHERE t.room_id = j.room_id AND t.identity = j.identity RETURNING t.room_id, t.identity, t.kind, t.languages`;
+
+/**
+ * `room_tokens`: the join tokens issued for a room, each reserving its languages until its
+ * participant connects (then the connection holds them), and the languages a room holds counting
+ * those reservations. Admission decides with the room's lock (RoomsRepository.lockAdmissions) or,
+ * for tokens that change nothing, in one statement (admit_tokens_shared).
+ */
+@Injectable()
+export class RoomTokensRepository {
+  /**
+   * Shared admissions requested at the same time go to Postgres together: one statement and one
+   * commit for the batch (the Coalescer), while each caller asks for its own token.
+   */
+  private readonly sharedAdmissions: Coalescer<PendingSharedAdmission>;
+
+  constructor(private readonly database: Database) {
+    this.sharedAdmissions = new Coalescer<PendingSharedAdmission>(
+      async (pending) => {
+        // One statement per reservation length (there is one today).
+        for (const seconds of new Set(pending.map((p) => p.reserveSeconds))) {
+          const group = pending.filter((p) => p.reserveSeconds === seconds);
+          const answers = await this.admitShared(
+            group.map((p) => p.request),
+            seconds,
+          );
+          group.forEach((p, ord) => (p.answer = answers.get(ord) ?? null));
+        }
+      },
+      { maxBatch: 100, parallel: 1 },
+    );
+  }
+
+  /**
+   * Languages the room holds now, sorted: connected people's, plus fresh reservations of tokens not
+   * yet connected other than `exceptIdentity`'s (database/functions/held_languages.sql).
+   */
+  async heldLanguages(organizationId: string, roomId: string, exceptIdentity: string | null, sql: Sql = this.database): Promise<string[]> {
+    const [row] = await sql.rows<{ languages: string[] }>(HELD_LANGUAGES, [roomId, organizationId, exceptIdentity]);
+    return row?.languages ?? [];
+  }
+
+  /** Every language a token of the room was ever issued for (members' and guests'), sorted. */
+  async issuedLanguages(organizationId: string, roomId: string, sql: Sql = this.database): Promise<string[]> {
+    const [row] = await sql.rows<{ languages: string[] }>(
+      `SELECT ARRAY(SELECT DISTINCT l FROM room_tokens t JOIN rooms r ON r.id = t.room_id, unnest(t.languages) AS l
+                     WHERE t.room_id = $1 AND r.organization_id = $2 ORDER BY l) AS languages`,
+      [roomId, organizationId],
+    );
+    return row.languages;
+  }
+
+  /** Issues (or re-issues, for the same identity) a token of the room, reserving its languages for a while. */
+  async reserveToken(organizationId: string, roomId: string, token: TokenReservation, sql: Sql = this.database): Promise<void> {
+    await sql.rows(RESERVE_TOKEN, [
+      roomId,
+      organizationId,
+      token.identity,
+      token.kind,
+      token.displayName,
+      token.languages,
+      token.reserveSeconds,
+    ]);
+  }
+
+  /**
+   * Admits the token if it changes nothing (admit_tokens_shared, under its room's shared admission
+   * lock), batched with the tokens requested at the same time; null when the organization has no live
+   * room of that name. A token that is not admitted must be decided exclusively (`lockAdmissions`).
+   */
+  async admitTokenShared(request: SharedAdmissionRequest, reserveSeconds: number): Promise<SharedAdmissionRow | null> {
+    const pending: PendingSharedAdmission = { request, reserveSeconds };
+    await this.sharedAdmissions.submit(pending);
+    return pending.answer ?? null;
+  }
+
+  /**
+   * Admits in one statement and one transaction each token that changes nothing (admit_tokens_shared:
+   * under its room's shared admission lock). One answer per request whose room is live, by index in
+   * `requests`; a request without an answer has no live room of that name.
+   */
+  async admitShared(
+    requests: readonly SharedAdmissionRequest[],
+    reserveSeconds: number,
+    sql: Sql = this.database,
+  ): Promise<Map<number, SharedAdmissionRow>> {
+    const payload = requests.map((request, ord) => ({
+      ord,
+      organization_id: request.organizationId,
+      room_name: request.roomName,
+      identity: request.identity,
+      kind: request.kind,
+      display_name: request.displayName,
+      languages: request.languages,
+    }));
+    const rows = await sql.rows<SharedAdmissionRow>(ADMIT_SHARED, [JSON.stringify(payload), reserveSeconds]);
+    return new Map(rows.map((row) => [row.ord, row]));
+  }
+
+  /**
+   * The participants connected: their tokens' short reservation of languages is over (the connection
+   * now holds them). Returns the tokens found, with the kind and languages they were issued with.
+   */
+  async releaseReservations(
+    participants: { organizationId: string; roomId: string; identity: string }[],
+    sql: Sql = this.database,
+  ): Promise<ConnectedToken[]> {
+    if (participants.length === 0) return [];
+    const rows = await sql.rows<{ room_id: string; identity: string; kind: ParticipantKind; languages: string[] }>(RELEASE_RESERVATIONS, [
+      participants.map((p) => p.organizationId),
+      participants.map((p) => p.roomId),
+      participants.map((p) => p.identity),
+    ]);
+    return rows.map((row) => ({ roomId: row.room_id, identity: row.identity, kind: row.kind, languages: row.languages }));
+  }
+}
