@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { PeriodicJobs } from '../../queue/periodic-jobs';
 import { IdempotencyRepository, type KeyLifetime, type RecordedAnswer } from './idempotency.repository';
 
@@ -26,9 +26,10 @@ export type StoredAnswer = RecordedAnswer;
 export class IdempotencyStore {
   constructor(
     private readonly keys: IdempotencyRepository,
-    periodic: PeriodicJobs,
+    // Absent in the CLI, which loads the store without the queues and leaves the cleanup to the application.
+    @Optional() periodic?: PeriodicJobs,
   ) {
-    periodic.register({ name: 'idempotency.cleanup', everyMs: CLEANUP_INTERVAL_MS, run: () => this.cleanup() });
+    periodic?.register({ name: 'idempotency.cleanup', everyMs: CLEANUP_INTERVAL_MS, run: () => this.cleanup() });
   }
 
   async claim(organizationId: string, key: string, fingerprint: string): Promise<Claim> {
