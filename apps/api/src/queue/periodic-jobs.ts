@@ -33,6 +33,13 @@ export interface LastRun {
 const RESCHEDULE_AFTER_MS = 5_000;
 /** A run that reaches a process shutting down is handed back for another process, this much later. */
 const HAND_BACK_MS = 1_000;
+/** Runs at once per process: every job can run beside the others (an hourly retention never holds up a sweep). */
+const CONCURRENCY = 16;
+/**
+ * Seconds an idle worker waits for the queue before it looks again (BullMQ's default is 5). A worker
+ * that stops or dies may take with it the wake-up of the next run; the others then find it this late.
+ */
+const DRAIN_DELAY_SECONDS = 1;
 /** Finished runs are not kept in Redis; failed ones are, the last hundred. */
 const JOB_OPTIONS = { removeOnComplete: true, removeOnFail: 100 } as const;
 
@@ -83,7 +90,10 @@ export class PeriodicJobs implements OnModuleInit, OnApplicationBootstrap, Befor
   }
 
   onModuleInit(): void {
-    this.queues.process<object>(QUEUES.periodic, (job, token) => this.handle(job, token));
+    this.queues.process<object>(QUEUES.periodic, (job, token) => this.handle(job, token), {
+      concurrency: CONCURRENCY,
+      drainDelay: DRAIN_DELAY_SECONDS,
+    });
   }
 
   onApplicationBootstrap(): void {
