@@ -121,7 +121,11 @@ try {
   // Without a hosted provider's key, the agent runs the local pipeline (Debian packages); --check names it.
   const pipeline = agentProbe.stdout.trim().replace(/^translator agent configured \((.*)\)$/, '$1');
   if (agentProbe.status !== 0) agent = `skipped: ${(agentProbe.stderr || agentProbe.stdout).trim()}`;
-  else if (rooms.available) {
+  else if (rooms.standIn) {
+    agent =
+      'not started: the LiveKit stand-in carries no media to translate. ' +
+      '`npm run -s translate:file -- --room <room_id> …` puts a recording into a room transcript without it (README, Transcripts).';
+  } else if (rooms.available) {
     agentEntry = supervisor.start('Translator agent', ...node('dist/apps/translator-agent/apps/translator-agent/src/main.js'), {
       cwd: ROOT,
       optional: true,

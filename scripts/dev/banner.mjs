@@ -1,9 +1,10 @@
 // The last thing `npm run dev` prints: where the API is, whether rooms can be created, and a request that works.
+import { LIVEKIT_INSTALL_URL } from './livekit.mjs';
 
 const dollars = (cents) => `${cents < 0 ? '-' : ''}$${(Math.abs(cents) / 100).toFixed(2)}`;
 
 /**
- * @param {{ port: number|string, rooms: { available: boolean, startedHere: boolean, url: string, hint?: string },
+ * @param {{ port: number|string, rooms: { available: boolean, startedHere: boolean, standIn?: boolean, url: string, why?: string, hint?: string },
  *           agent: string, account: null | { api_key: string, organization_id: string, created: boolean, credit_cents: number, file: string } }} state
  */
 export function bannerLines({ port, rooms, agent, account }) {
@@ -11,9 +12,18 @@ export function bannerLines({ port, rooms, agent, account }) {
   const lines = [
     '────────────────────────────────────────────────────────────────────────',
     `API:         ${base}   docs: ${base}/docs   OpenAPI: ${base}/openapi.json`,
-    rooms.available
-      ? `Rooms:       can be created (LiveKit at ${rooms.url}${rooms.startedHere ? ', started by npm run dev' : ''})`
-      : `Rooms:       CANNOT be created: ${rooms.hint}`,
+    ...(rooms.standIn
+      ? [
+          `Rooms:       can be created, on the LiveKit STAND-IN at ${rooms.url} (${rooms.why}), started by npm run dev:`,
+          "             the project's test double of LiveKit's server API; it sends room_started/room_finished webhooks",
+          '             but carries NO media: no client can join a call, so no participant joins, no translator, no minutes.',
+          `             For real calls: install livekit-server (${LIVEKIT_INSTALL_URL}) and run npm run dev again.`,
+        ]
+      : [
+          rooms.available
+            ? `Rooms:       can be created (LiveKit at ${rooms.url}${rooms.startedHere ? ', started by npm run dev' : ''})`
+            : `Rooms:       CANNOT be created: ${rooms.hint}`,
+        ]),
     `Translator:  ${agent}`,
   ];
   if (account) {

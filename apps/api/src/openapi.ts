@@ -26,6 +26,14 @@ progress is never cut off.
 digits, created with \`POST /v1/api-keys\`) or a session JWT of the configured identity provider. Every
 answer is scoped to the caller's organization. Only the invite preview and the invite join are public.
 
+**The first API key.** \`POST /v1/api-keys\` needs a credential already, so an organization's first key
+comes from outside the API. On a development machine \`npm run dev\` creates an organization with a key
+and $100.00 of development credit and prints the key in its closing banner; \`npm run -s cli -- dev:account\`
+prints it again (\`| jq -r .api_key\`). An operator creates an organization and its first key with
+\`npm run -s cli -- org:create --name "My Org" --email me@example.com\` (JSON with \`api_key\`; in Docker:
+\`docker compose exec api node dist/apps/api/apps/api/src/cli/main.js org:create …\`) and grants credit,
+without Stripe, with \`npm run -s cli -- credit:grant --org <organization_id> --cents 10000\`.
+
 **Errors.** Every error body is \`{"detail": "..."}\`, except 422: \`{"detail": [{loc, msg, type, input, ctx}]}\`,
 one entry per violated field. A path served with other methods answers 405 with \`Allow\`
 (components.responses.MethodNotAllowed); an unknown path answers 404 (components.responses.NotFound).`;

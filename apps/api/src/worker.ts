@@ -13,8 +13,9 @@ import { hasPendingMigrations } from './database/pending-migrations';
 async function main(): Promise<void> {
   loadDotEnv();
   const loaded = loadConfigOrExit({ ...process.env, RUN_QUEUE_WORKERS: 'true' });
-  // Its own metrics listener: next to an API process on the same host, METRICS_PORT is the API's.
-  const config = { ...loaded, metrics: { ...loaded.metrics, port: loaded.metrics.workerPort } };
+  // Its own metrics listener: next to an API process on the same host, METRICS_PORT is the API's. Its
+  // only endpoint, so it listens on HOST and asks for METRICS_TOKEN as the API port does.
+  const config = { ...loaded, metrics: { ...loaded.metrics, port: loaded.metrics.workerPort, portLikeApi: true } };
   if (await hasPendingMigrations(config.databaseUrl)) {
     process.stderr.write('The database has pending migrations: run `npm run migrate` first.\n');
     process.exit(1);

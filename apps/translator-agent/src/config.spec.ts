@@ -40,6 +40,8 @@ describe('loadAgentConfig', () => {
     [{ OPENAI_API_KEY: 'sk', TRANSLATOR_STREAM_CAPACITY: '2.5' }, 'TRANSLATOR_STREAM_CAPACITY'],
     [{ OPENAI_API_KEY: 'sk', AGENT_METRICS_PORT: '70000' }, 'AGENT_METRICS_PORT must be an integer from 1 to 65535'],
     [{ OPENAI_API_KEY: 'sk', AGENT_METRICS_PORT: 'http' }, 'AGENT_METRICS_PORT'],
+    [{ OPENAI_API_KEY: 'sk', AGENT_HEALTH_PORT: '0' }, 'AGENT_HEALTH_PORT must be an integer from 1 to 65535'],
+    [{ OPENAI_API_KEY: 'sk', AGENT_HEALTH_PORT: '8081x' }, 'AGENT_HEALTH_PORT'],
   ])('names what is missing or bad, in one line: %j', (env, name) => {
     const result = loadAgentConfig(env, installed);
     expect(result.ok).toBe(false);
@@ -52,6 +54,13 @@ describe('loadAgentConfig', () => {
     expect(set.ok && { capacity: set.config.streamCapacity, port: set.config.metricsPort }).toEqual({ capacity: 6, port: 9464 });
     const unset = loadAgentConfig({ OPENAI_API_KEY: 'sk', TRANSLATOR_STREAM_CAPACITY: ' ', AGENT_METRICS_PORT: '' }, installed);
     expect(unset.ok && { capacity: unset.config.streamCapacity, port: unset.config.metricsPort }).toEqual({ capacity: null, port: null });
+  });
+
+  it("takes agents-js's health port from AGENT_HEALTH_PORT, and leaves agents-js's default (8081) when not set", () => {
+    const set = loadAgentConfig({ OPENAI_API_KEY: 'sk', AGENT_HEALTH_PORT: '8082' }, installed);
+    expect(set.ok && set.config.healthPort).toBe(8082);
+    const unset = loadAgentConfig({ OPENAI_API_KEY: 'sk', AGENT_HEALTH_PORT: '' }, installed);
+    expect(unset.ok && unset.config.healthPort).toBe(null);
   });
 
   it('derives the agent and API addresses from LIVEKIT_URL / LIVEKIT_API_URL', () => {

@@ -36,6 +36,8 @@ export interface AgentConfig {
   streamCapacity: number | null;
   /** Port of the agent's Prometheus metrics (`GET /metrics`); null: not served. */
   metricsPort: number | null;
+  /** Port of agents-js's health server (`GET /` and `/worker`); null: agents-js's default (8081 in production). */
+  healthPort: number | null;
   /** How long a draining worker lets rooms finish before it exits anyway. */
   drainTimeoutMs: number;
   /** How long the agent stays in a room that holds fewer than two languages before leaving by itself. */
@@ -118,6 +120,8 @@ function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): A
   const maxJobs = integer(env, 'TRANSLATOR_MAX_JOBS', 4, 1);
   const streamCapacity = optionalInteger(env, 'TRANSLATOR_STREAM_CAPACITY', 1);
   const metricsPort = optionalInteger(env, 'AGENT_METRICS_PORT', 1, 65_535);
+  // Two agents on one host need two; agents-js reads a port of 0 as "its default", so 0 is refused.
+  const healthPort = optionalInteger(env, 'AGENT_HEALTH_PORT', 1, 65_535);
   const drainTimeoutMs = integer(env, 'TRANSLATOR_DRAIN_TIMEOUT_MS', 60_000, 1000);
   const leaveAfterMs = integer(env, 'TRANSLATOR_LEAVE_AFTER_MS', 15_000, 0);
   let local: LocalEngines | null = null;
@@ -161,6 +165,7 @@ function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): A
     maxJobs,
     streamCapacity,
     metricsPort,
+    healthPort,
     drainTimeoutMs,
     leaveAfterMs,
   };

@@ -62,6 +62,7 @@ export function workerOptions(
     ),
     loadThreshold: LOAD_THRESHOLD,
     drainTimeout: config.drainTimeoutMs,
+    ...(config.healthPort !== null ? { port: config.healthPort } : {}),
   });
 }
 

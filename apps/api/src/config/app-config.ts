@@ -39,8 +39,13 @@ export interface AppConfig {
     concurrency: number;
     endpointConcurrency: number;
   };
-  /** `port`: this process's unauthenticated /metrics listener (0: any free port); the queue worker process uses `workerPort`. */
-  metrics: { port: number | null; workerPort: number | null; token: string | null };
+  /**
+   * `port`: this process's /metrics listener (0: any free port); the queue worker process uses
+   * `workerPort`. `portLikeApi`: the listener keeps to `host` and asks for `token` when set, as the
+   * API port does (the worker's, its only endpoint); else every interface, no authentication (the
+   * API's METRICS_PORT, for a scraper on the private network).
+   */
+  metrics: { port: number | null; workerPort: number | null; token: string | null; portLikeApi: boolean };
   logLevel: string;
   /** How long the service waits on each dependency before answering 503 (docs/decisions.md, "Outages"). */
   timeouts: {
@@ -243,6 +248,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       port: optionalPort(env, 'METRICS_PORT'),
       workerPort: optionalPort(env, 'WORKER_METRICS_PORT'),
       token: optional(env, 'METRICS_TOKEN'),
+      portLikeApi: false,
     },
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'silent' : 'info'),
     timeouts: {

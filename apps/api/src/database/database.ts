@@ -59,9 +59,19 @@ export class Database extends Statements {
   /**
    * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when
    * it throws. A connection whose ROLLBACK fails is closed instead of going back to the pool.
+   *
+   * The pool listens for errors on idle connections only: one checked out here that the server shuts
+   * down (57P01) or that is cut emits `'error'` on the client, which would crash the process without
+   * a listener. While checked out it has this one: the transaction fails (its statements and COMMIT
+   * fail on a lost connection), the job or request that ran it fails, and the connection is dropped.
    */
   async transaction<T>(work: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const client = await this.pool.connect();
+    let lost: Error | undefined;
+    const onError = (error: Error): void => {
+      lost ??= error;
+    };
+    client.on('error', onError);
     let broken: Error | undefined;
     try {
       await client.query(
@@ -71,12 +81,16 @@ export class Database extends Statements {
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
+      if (!lost) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+      }
       throw error;
     } finally {
-      client.release(broken);
+      // The pool listens again from release on: no moment without a listener.
+      client.release(lost ?? broken);
+      client.removeListener('error', onError);
     }
   }
 }

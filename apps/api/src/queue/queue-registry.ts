@@ -102,6 +102,9 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
     this.handled.add(name);
     if (!this.config.queue.runWorkers) return;
     const connection = workerRedisConnection(this.connection);
+    // A lost connection must never reach the process as an unhandled 'error': the request
+    // connection's listener logs the outage once, BullMQ reconnects, and a job it broke runs again.
+    connection.on('error', () => undefined);
     this.workerConnections.push(connection);
     const worker = new Worker<T>(name, processor, {
       connection,

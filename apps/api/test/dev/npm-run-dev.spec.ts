@@ -176,7 +176,7 @@ describe('npm run dev', () => {
     }
   }, 120_000);
 
-  it('without a LiveKit says how to get one; SIGTERM to dev.mjs stops everything even after Redis and Postgres are gone', async () => {
+  it('without a LiveKit or livekit-server starts the LiveKit stand-in, says so, and the README walk works; SIGTERM to dev.mjs stops everything even after Redis and Postgres are gone', async () => {
     const ownRedis = await startRedis();
     const pgPort = await freePort();
     const pgDir = mkdtempSync(path.join(os.tmpdir(), 'dev-pg-'));
@@ -195,21 +195,50 @@ describe('npm run dev', () => {
       ...env,
       DATABASE_URL: databaseUrl,
       REDIS_URL: ownRedis.url,
-      PATH: process.env.PATH!,
+      PATH: process.env.PATH!, // no livekit-server here
       TRANSLATOR_PIPELINE: 'local',
     });
     try {
       const banner = bannerOf(await dev.waitFor(BANNER_END));
-      const rooms = banner.find((l) => l.startsWith('[dev] Rooms:'))!;
+      const port = new URL(env.LIVEKIT_URL).port;
+      const rooms = banner
+        .slice(banner.findIndex((l) => l.startsWith('[dev] Rooms:')))
+        .slice(0, 4)
+        .join('\n');
       expect(rooms).toContain(
-        `CANNOT be created: nothing answers at http://127.0.0.1:${new URL(env.LIVEKIT_URL).port} and livekit-server is not on PATH`,
+        `on the LiveKit STAND-IN at ${env.LIVEKIT_URL} (nothing answers at http://127.0.0.1:${port} and livekit-server is not on PATH), started by npm run dev`,
       );
+      expect(rooms).toContain('carries NO media');
       expect(rooms).toContain('https://docs.livekit.io/home/self-hosting/local/');
-      expect(rooms).toContain('docker compose --profile dev up livekit-dev');
-      // the agent works through LiveKit: it is not started to retry in vain
-      expect(banner).toContain('[dev] Translator:  not started: it works through LiveKit, which is not available (see Rooms).');
-      const curl = printedCurl(banner);
-      expect(JSON.parse(execSync(curl, { encoding: 'utf8' }))).toMatchObject({ credit_cents: 10_000 });
+      // the agent works through LiveKit's media: it is not started against the stand-in
+      expect(banner.find((l) => l.startsWith('[dev] Translator:'))).toContain('not started: the LiveKit stand-in carries no media');
+
+      // the README walk: a room (the banner's curl), join tokens, an invite, history, usage, a transcript, the end
+      const room = JSON.parse(execSync(printedCurl(banner), { encoding: 'utf8' })) as Room;
+      expect(room).toMatchObject({ room: expect.stringMatching(/^room-/), url: env.LIVEKIT_URL });
+      const key = apiKeyOf(banner);
+      const api = async (method: string, route: string, body?: unknown) => {
+        const response = await fetch(`http://127.0.0.1:${env.PORT}${route}`, {
+          method,
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: response.status, body: (await response.text()) || null };
+      };
+      expect((await api('POST', '/v1/rooms', {})).status).toBe(201);
+      expect((await api('POST', `/v1/rooms/${room.room}/token`, { identity: 'alice', languages: ['en'] })).status).toBe(201);
+      const invite = await api('POST', `/v1/rooms/${room.id}/invites`, { expires_in_seconds: 3600, max_uses: 5 });
+      expect(invite.status).toBe(201);
+      const code = (JSON.parse(invite.body!) as { invite_code: string }).invite_code;
+      expect((await api('POST', `/v1/invites/${code}/join`, { name: 'Bruno', languages: ['es'] })).status).toBe(201);
+      expect((await api('GET', '/v1/billing/history')).status).toBe(200);
+      const usage = `/v1/usage/overview?starts_after=2026-01-01T00:00:00Z&ends_before=2026-02-01T00:00:00Z&granularity=week&timezone=UTC`;
+      expect((await api('GET', usage)).status).toBe(200);
+      expect((await api('GET', `/v1/rooms/${room.id}/transcript`)).status).toBe(200);
+      expect((await api('DELETE', `/v1/rooms/${room.id}`)).status).toBe(204);
+      expect(JSON.parse((await api('GET', `/v1/rooms/${room.id}`)).body!)).toMatchObject({ status: 'ended' });
+      // the stand-in reported the room's start and end to the API as LiveKit's signed webhooks
+      expect(dev.output().match(/"url":"\/v1\/webhooks\/livekit","status":200/g)?.length).toBeGreaterThanOrEqual(2);
     } finally {
       const running = processesOf(dev);
       const devMjs = running.find((pid) => commandOf(pid).includes('scripts/dev.mjs'))!;

@@ -133,6 +133,7 @@ describe('OpenAPI document', () => {
     paths: Record<string, Record<string, Json & { responses: Record<string, Json>; requestBody?: Json }>>;
     components: { schemas: Record<string, Json>; responses: Record<string, Json>; securitySchemes: Record<string, Json> };
     servers: { url: string }[];
+    info: { description: string };
   };
   const documentOf = async () => (await t.http().get('/openapi.json')).body as Doc;
   const operations = (doc: Doc) =>
@@ -216,6 +217,10 @@ describe('OpenAPI document', () => {
     expect(doc.servers.length).toBeGreaterThan(0);
     expect(doc.components.securitySchemes.bearer.bearerFormat).not.toBe('JWT');
     expect(doc.components.securitySchemes.bearer.description).toContain('trk_');
+    // where the first key comes from, before any key exists
+    expect(doc.info.description).toContain('**The first API key.**');
+    expect(doc.info.description).toContain('npm run -s cli -- dev:account');
+    expect(doc.info.description).toContain('npm run -s cli -- org:create');
   });
 
   it('has an example for every request body and success answer, each valid against its own schema', async () => {

@@ -156,19 +156,4 @@ describe('ConnectionsRepository', () => {
     );
     expect(await connections.connectedLanguages([{ organizationId: one.org.organizationId, id: two.room.id }])).toEqual(new Map());
   });
-
-  it("adds to rooms' totals only under their organization, as numbers", async () => {
-    const { org, room } = await roomOfNewOrganization();
-    const other = await insertOrganization(db);
-    await connections.addToRoomTotals([
-      { organizationId: org.organizationId, roomId: room.id, minutes: 2, cents: 6 },
-      { organizationId: other.organizationId, roomId: room.id, minutes: 100, cents: 300 },
-    ]);
-    await connections.addToRoomTotals([{ organizationId: org.organizationId, roomId: room.id, minutes: 3, cents: 9_000_000_000 }]);
-    const [totals] = (await db.query(`SELECT total_connection_minutes, total_charged_cents FROM rooms WHERE id = $1`, [room.id])) as {
-      total_connection_minutes: number;
-      total_charged_cents: number;
-    }[];
-    expect(totals).toEqual({ total_connection_minutes: 5, total_charged_cents: 9_000_000_006 });
-  });
 });

@@ -1,3 +1,4 @@
+import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../../src/config/app-config';
@@ -205,15 +206,6 @@ describe('CreditAccountsRepository', () => {
     });
   });
 
-  describe('organizationByReference', () => {
-    it('finds the organization a payment names, and none for an unknown id or a reference that is no uuid', async () => {
-      const a = await rows.organization();
-      expect(await accounts.organizationByReference(a.organizationId)).toBe(a.organizationId);
-      expect(await accounts.organizationByReference('00000000-0000-4000-8000-000000000000')).toBeNull();
-      expect(await accounts.organizationByReference('org_not_a_uuid')).toBeNull();
-    });
-  });
-
   describe('through the Ledger', () => {
     const config = { credit: { currency: 'usd' } } as AppConfig;
     const ledger = () => {
@@ -224,7 +216,13 @@ describe('CreditAccountsRepository', () => {
           config,
           database,
           hot,
-          new CustomerEvents(hot, config, new WebhookEndpointsRepository(database), new WebhookDeliveriesRepository(database)),
+          new CustomerEvents(
+            hot,
+            config,
+            new WebhookEndpointsRepository(database),
+            new WebhookDeliveriesRepository(database),
+            new RoomsRepository(database),
+          ),
           accounts,
         ),
       };

@@ -1,3 +1,4 @@
+import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { QUEUES, type QueueName } from '@app/contracts';
 import type { DataSource } from 'typeorm';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
@@ -67,7 +68,7 @@ describe('the durable queue', () => {
     new InboundEvents(database, inboundRepository, durable, metrics);
     // Registers the due deliveries as a source; its queue handler is never registered, so nothing is sent.
     new CustomerWebhookDelivery(deliveries, registry, durable, metrics, config);
-    customerEvents = new CustomerEvents(new HotRowWrites(), config, endpoints, deliveries);
+    customerEvents = new CustomerEvents(new HotRowWrites(), config, endpoints, deliveries, new RoomsRepository(database));
   });
   afterAll(async () => {
     await durable.close();

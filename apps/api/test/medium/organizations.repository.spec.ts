@@ -35,6 +35,13 @@ describe('OrganizationsRepository', () => {
     expect(await usersOf(organizationId)).toEqual([{ email: 'owner@acme.test', first_name: 'Ada', last_name: '' }]);
   });
 
+  it('finds the organization a payment names, and none for an unknown id or a reference that is no uuid', async () => {
+    const organizationId = await organizations.insert('Payer');
+    expect(await organizations.idByReference(organizationId)).toBe(organizationId);
+    expect(await organizations.idByReference('00000000-0000-4000-8000-000000000000')).toBeNull();
+    expect(await organizations.idByReference('org_not_a_uuid')).toBeNull();
+  });
+
   it('leaves no organization behind when its owner cannot be created', async () => {
     let organizationId = '';
     await expect(

@@ -167,4 +167,43 @@ describe('RoomsRepository, lifecycle', () => {
       expect.objectContaining({ room_id: foreign.id, identity: 'ann' }),
     ]);
   });
+
+  it("adds to rooms' totals only under their organization, as numbers", async () => {
+    const org = await insertOrganization(db);
+    const room = await insertRoom(db, org, { status: 'active', startedAt: new Date() });
+    const other = await insertOrganization(db);
+    await rooms.addToTotals([
+      { organizationId: org.organizationId, roomId: room.id, minutes: 2, cents: 6 },
+      { organizationId: other.organizationId, roomId: room.id, minutes: 100, cents: 300 },
+    ]);
+    await rooms.addToTotals([{ organizationId: org.organizationId, roomId: room.id, minutes: 3, cents: 9_000_000_000 }]);
+    const [totals] = (await db.query(`SELECT total_connection_minutes, total_charged_cents FROM rooms WHERE id = $1`, [room.id])) as {
+      total_connection_minutes: number;
+      total_charged_cents: number;
+    }[];
+    expect(totals).toEqual({ total_connection_minutes: 5, total_charged_cents: 9_000_000_006 });
+  });
+
+  it("shows a room as customer events carry it only with its own organization's key, participants in the order they joined", async () => {
+    const [mine, theirs] = [(await insertOrganization(db)).organizationId, (await insertOrganization(db)).organizationId];
+    const [{ id: user }] = (await db.query(`INSERT INTO users (organization_id, email) VALUES ($1, 'host@example.com') RETURNING id`, [
+      mine,
+    ])) as { id: string }[];
+    const [{ id: room }] = (await db.query(
+      `INSERT INTO rooms (organization_id, name, livekit_name, created_by_user_id) VALUES ($1, 'standup', 'lk-standup', $2) RETURNING id`,
+      [mine, user],
+    )) as { id: string }[];
+    await db.query(
+      `INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, cents_per_minute)
+       VALUES ($1, $2, 'PA_b', 'bob', 'member', '{en}', now() - interval '1 minute', 3),
+              ($1, $2, 'PA_a', 'alice', 'guest', '{fr}', now() - interval '2 minutes', 3)`,
+      [room, mine],
+    );
+    expect(await rooms.views([{ roomId: room, organizationId: theirs }])).toEqual(new Map());
+    const bodies = await rooms.views([{ roomId: room, organizationId: mine }]);
+    const body = bodies.get(room)!;
+    expect(body).toMatchObject({ id: room, name: 'standup', status: 'created', created_by: 'host@example.com', total_charged_cents: 0 });
+    expect(body.participants.map((p) => p.participant_identity)).toEqual(['alice', 'bob']);
+    expect(body.participants[0]).not.toHaveProperty('room_id');
+  });
 });

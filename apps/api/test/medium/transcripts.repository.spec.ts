@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { Sql } from '../../src/database/sql';
 import { Database } from '../../src/database/database';
 import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { TranscriptsRepository, type SegmentRecord } from '../../src/modules/transcripts/transcripts.repository';
@@ -27,6 +28,12 @@ describe('TranscriptsRepository', () => {
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, db);
   });
+
+  /** What closing a room's transcript decides (as TranscriptReadiness does): the rooms aggregate closes it, then its summary is read. */
+  const closeTranscript = async (roomId: string, tx: Sql) => {
+    const room = await new RoomsRepository(database).closeTranscript(roomId, tx);
+    return room && { ...room, ...(await transcripts.summary(roomId, tx)) };
+  };
 
   const t0 = Date.parse('2026-11-25T10:00:00.000Z');
   const record = (roomId: string, segmentId: string, startMs: number, over: Partial<SegmentRecord> = {}): SegmentRecord => ({
@@ -138,18 +145,17 @@ describe('TranscriptsRepository', () => {
     const live = await rows.room(owner, { startedAt: new Date(t0) });
     const ended = await rows.room(owner, { startedAt: new Date(t0), endedAt: new Date(t0 + 60_000) });
     await transcripts.store([record(ended, 'one', 0), record(ended, 'two', 5, { translation: { language: 'de', text: 'zwei' } })]);
-    expect(await database.transaction((tx) => transcripts.close(live, tx))).toBeNull();
-    const closed = await database.transaction((tx) => transcripts.close(ended, tx));
+    expect(await database.transaction((tx) => closeTranscript(live, tx))).toBeNull();
+    const closed = await database.transaction((tx) => closeTranscript(ended, tx));
     expect(closed).toEqual({
       organizationId: owner.organizationId,
-      roomId: ended,
-      roomName: expect.any(String),
+      name: expect.any(String),
       startedAt: new Date(t0),
       endedAt: new Date(t0 + 60_000),
       segments: 2,
       languages: ['de', 'en', 'es'],
     });
-    expect(await database.transaction((tx) => transcripts.close(ended, tx))).toBeNull();
+    expect(await database.transaction((tx) => closeTranscript(ended, tx))).toBeNull();
     expect(await transcripts.store([record(ended, 'late', 10)])).toEqual(new Set());
   });
 
@@ -160,7 +166,7 @@ describe('TranscriptsRepository', () => {
     const result = await database.transaction(async (tx) => {
       await transcripts.store([record(room, 'in-flight', 0)], tx);
       // The close starts while the insert's transaction holds the room FOR SHARE, and must wait for it.
-      closing = database.transaction((other) => transcripts.close(room, other));
+      closing = database.transaction((other) => closeTranscript(room, other));
       await new Promise((resolve) => setTimeout(resolve, 200));
       return 'inserted';
     });

@@ -169,27 +169,4 @@ describe('WebhookDeliveriesRepository', () => {
       ['failed', 'The endpoint was deleted.'],
     ]);
   });
-
-  it("shows a room in an event only with its own organization's key, participants in the order they joined", async () => {
-    const [mine, theirs] = [await newOrganization(), await newOrganization()];
-    const [{ id: user }] = (await db.query(`INSERT INTO users (organization_id, email) VALUES ($1, 'host@example.com') RETURNING id`, [
-      mine,
-    ])) as { id: string }[];
-    const [{ id: room }] = (await db.query(
-      `INSERT INTO rooms (organization_id, name, livekit_name, created_by_user_id) VALUES ($1, 'standup', 'lk-standup', $2) RETURNING id`,
-      [mine, user],
-    )) as { id: string }[];
-    await db.query(
-      `INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, cents_per_minute)
-       VALUES ($1, $2, 'PA_b', 'bob', 'member', '{en}', now() - interval '1 minute', 3),
-              ($1, $2, 'PA_a', 'alice', 'guest', '{fr}', now() - interval '2 minutes', 3)`,
-      [room, mine],
-    );
-    expect(await deliveries.roomBodies([{ roomId: room, organizationId: theirs }])).toEqual(new Map());
-    const bodies = await deliveries.roomBodies([{ roomId: room, organizationId: mine }]);
-    const body = bodies.get(room)!;
-    expect(body).toMatchObject({ id: room, name: 'standup', status: 'created', created_by: 'host@example.com', total_charged_cents: 0 });
-    expect(body.participants.map((p) => p.participant_identity)).toEqual(['alice', 'bob']);
-    expect(body.participants[0]).not.toHaveProperty('room_id');
-  });
 });

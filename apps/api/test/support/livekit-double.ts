@@ -120,6 +120,12 @@ export interface LiveKitDoubleOptions {
   dispatchToMissingRoom?: 'create' | 'not_found';
   /** A fixed port of 127.0.0.1 (default: a free one). */
   port?: number;
+  /**
+   * Told when livekit-server would send a room webhook: a room created (CreateRoom, or CreateDispatch
+   * to a missing room) or deleted (DeleteRoom) through the server API. The double carries no media, so
+   * nothing tells it of participants or tracks. Arranging state (`addRoom`, `removeRoom`) tells nothing.
+   */
+  onRoomEvent?: (event: 'room_started' | 'room_finished', room: RoomJson) => void;
 }
 
 export interface LiveKitDouble {
@@ -295,6 +301,7 @@ class LiveKitDoubleServer implements LiveKitDouble {
     readonly apiKey: string,
     readonly apiSecret: string,
     private readonly dispatchToMissingRoom: 'create' | 'not_found',
+    private readonly onRoomEvent: LiveKitDoubleOptions['onRoomEvent'] = undefined,
   ) {}
 
   // --- test-facing API ---------------------------------------------------------------------
@@ -500,8 +507,10 @@ class LiveKitDoubleServer implements LiveKitDouble {
         case 'DeleteRoom': {
           ensureCreate(grants);
           const name = str(body, 'room');
-          if (!this.roomsByName.has(name)) throw new TwirpFailure('not_found', 'requested room does not exist');
+          const deleted = this.roomsByName.get(name);
+          if (!deleted) throw new TwirpFailure('not_found', 'requested room does not exist');
           this.roomsByName.delete(name);
+          this.onRoomEvent?.('room_finished', this.roomJson(deleted));
           return {};
         }
         case 'ListParticipants': {
@@ -551,6 +560,7 @@ class LiveKitDoubleServer implements LiveKitDouble {
           if (!r) {
             if (this.dispatchToMissingRoom === 'not_found') throw new TwirpFailure('not_found', 'requested room does not exist');
             r = this.newRoom(room, {});
+            this.onRoomEvent?.('room_started', this.roomJson(r));
           }
           const d = this.newDispatch(r, str(body, 'agentName'), str(body, 'metadata'));
           return dispatchJson(d);
@@ -597,6 +607,7 @@ class LiveKitDoubleServer implements LiveKitDouble {
     if (metadata !== '') r.metadata = metadata;
     if (created) {
       for (const agent of objList(body, 'agents')) this.newDispatch(r, str(agent, 'agentName'), str(agent, 'metadata'));
+      this.onRoomEvent?.('room_started', this.roomJson(r));
     }
     return this.roomJson(r);
   }
@@ -726,6 +737,7 @@ export async function startLiveKitDouble(opts: LiveKitDoubleOptions = {}): Promi
     opts.apiKey ?? LIVEKIT_DOUBLE_DEFAULT_API_KEY,
     opts.apiSecret ?? LIVEKIT_DOUBLE_DEFAULT_API_SECRET,
     opts.dispatchToMissingRoom ?? 'create',
+    opts.onRoomEvent,
   );
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     double.handle(req, res).catch((err: unknown) => {

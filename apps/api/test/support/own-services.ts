@@ -232,3 +232,45 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiP
     },
   };
 }
+
+export interface WorkerProcess {
+  readonly pid: number;
+  /** Neither exited nor killed by a signal. */
+  alive(): boolean;
+  /** What it wrote (stdout and stderr), and how it ended if it did. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** `apps/api/src/worker.ts`, the queue workers' own process (what `npm run start:worker` runs, from the sources). */
+export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'apps/api/src/worker.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const keep = (chunk: Buffer): void => {
+    out = (out + chunk.toString()).slice(-50_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  child.once('exit', (code, signal) => (out += `\n[exited: code ${code}, signal ${signal}]\n`));
+  await waitFor(
+    'the worker process',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the worker process exited with ${child.exitCode}:\n${out}`);
+      return out.includes('Queue workers running');
+    },
+    90_000,
+  );
+  return {
+    pid: child.pid!,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    output: () => out,
+    async stop() {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
+  };
+}

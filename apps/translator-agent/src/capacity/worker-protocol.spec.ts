@@ -1,6 +1,7 @@
 import { AgentServer, initializeLogger } from '@livekit/agents';
 import { WorkerStatus } from '@livekit/protocol';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { AgentProtocolDouble } from '../../test/support/agent-protocol-double';
@@ -10,6 +11,14 @@ import { LoadChannelClient, LoadChannelServer } from './load-channel';
 import { StreamBudget } from './stream-budget';
 
 initializeLogger({ pretty: false, level: 'error' });
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 const until = async (condition: () => boolean, ms = 10_000) => {
   const deadline = Date.now() + ms;
@@ -27,7 +36,13 @@ describe("the worker's load as LiveKit receives it (agents-js AgentServer agains
     const budget = new StreamBudget(K);
     const channel = new LoadChannelServer(budget, socketPath);
     await channel.listen();
-    const loaded = loadAgentConfig({ OPENAI_API_KEY: 'sk-test', LIVEKIT_URL: url, TRANSLATOR_MAX_JOBS: '10' });
+    const healthPort = await freePort();
+    const loaded = loadAgentConfig({
+      OPENAI_API_KEY: 'sk-test',
+      LIVEKIT_URL: url,
+      TRANSLATOR_MAX_JOBS: '10',
+      AGENT_HEALTH_PORT: String(healthPort),
+    });
     if (!loaded.ok) throw new Error(loaded.problem);
     // An idle CPU: only the streams can make this worker full.
     const options = workerOptions(loaded.config, budget, undefined, () => 0.1);
@@ -38,6 +53,8 @@ describe("the worker's load as LiveKit receives it (agents-js AgentServer agains
     try {
       await until(() => livekit.updates().length > 0);
       expect(livekit.updates()[0]).toEqual({ load: expect.closeTo(0.1, 5), status: WorkerStatus.WS_AVAILABLE }); // a float32 on the wire;
+      // agents-js's health server listens on AGENT_HEALTH_PORT
+      expect((await fetch(`http://127.0.0.1:${healthPort}/worker`)).status).toBe(200);
 
       const services = [];
       for (let i = 1; i <= K + 1; i += 1) services.push(await room.admit(`session/TR_${i}`));

@@ -1,5 +1,5 @@
 import { QUEUES, type TranscriptSegmentReport, type TranslatorEventJob } from '@app/contracts';
-import { Queue } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -16,6 +16,15 @@ import { wordErrorRate } from './wer';
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../../..');
 const CLIP = 'sense_and_sensibility_01_austen_64kb-0880'; // "he was not an ill disposed young man", 3 s
+
+/** `translate:file --room` on the recorded clip, reporting on `redisUrl` under `prefix`. */
+function reportInto(roomId: string, redisUrl: string, prefix: string, env: NodeJS.ProcessEnv = {}) {
+  const args = ['--from', 'en', '--to', 'es', '--in', `${LIBRIVOX}/${CLIP}.wav`, '--room', roomId, '--identity', 'alice'];
+  return run('npm', ['run', '-s', 'translate:file', '--', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, TRANSLATOR_PIPELINE: 'local', OPENAI_API_KEY: '', REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, ...env },
+  });
+}
 
 describe('npm run -s translate:file', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'translate-file-'));
@@ -60,29 +69,13 @@ describe('npm run -s translate:file', () => {
     const queue = new Queue<TranslatorEventJob>(QUEUES.translatorEvents, { connection, prefix });
     try {
       const started = Date.now();
-      const { stdout } = await run(
-        'npm',
-        [
-          'run',
-          '-s',
-          'translate:file',
-          '--',
-          '--from',
-          'en',
-          '--to',
-          'es',
-          '--in',
-          `${LIBRIVOX}/${CLIP}.wav`,
-          '--room',
-          roomId,
-          '--identity',
-          'alice',
-        ],
-        { cwd: ROOT, env: { ...process.env, TRANSLATOR_PIPELINE: 'local', OPENAI_API_KEY: '', REDIS_URL: redisUrl, QUEUE_PREFIX: prefix } },
-      );
+      const { stdout, stderr } = await reportInto(roomId, redisUrl, prefix);
       const ended = Date.now();
       const result = JSON.parse(stdout) as Record<string, unknown>;
       expect(result.segments_reported).toBe(1);
+      // where it reported, and that nothing consumes that queue yet
+      expect(result.reported_to).toEqual({ redis: redisUrl, queue: `${prefix}:translator-events`, workers: 0 });
+      expect(stderr).toContain(`warning: no API worker consumes ${prefix}:translator-events on ${redisUrl}`);
       const jobs = await queue.getJobs(['waiting'], 0, -1, true);
       expect(jobs.map((j) => j.name)).toEqual(['segment']);
       const report = jobs[0]!.data as TranscriptSegmentReport;
@@ -107,6 +100,25 @@ describe('npm run -s translate:file', () => {
       expect(Date.parse(report.at)).toBeLessThanOrEqual(ended);
     } finally {
       await queue.close();
+      await connection.quit();
+      await deleteQueueKeys(redisUrl, prefix);
+    }
+  }, 90_000);
+
+  it('--room: says nothing more when an API worker consumes the queue; warns when REDIS_URL is not set', async () => {
+    const redisUrl = 'redis://127.0.0.1:6379';
+    const prefix = `trk_test_file_${randomBytes(4).toString('hex')}`;
+    const connection = new IORedis(redisUrl, { maxRetriesPerRequest: null });
+    // A worker of the queue, as the API's (not running jobs: the segment stays in the queue).
+    const worker = new Worker(QUEUES.translatorEvents, null, { connection, prefix, autorun: false });
+    try {
+      await worker.waitUntilReady();
+      const { stdout, stderr } = await reportInto(randomUUID(), redisUrl, prefix, { REDIS_URL: '' });
+      expect(JSON.parse(stdout)).toMatchObject({ segments_reported: 1, reported_to: { redis: redisUrl, workers: 1 } });
+      expect(stderr).not.toContain('no API worker');
+      expect(stderr).toContain(`REDIS_URL is not set (nor in .env): reporting to ${redisUrl}, the default`);
+    } finally {
+      await worker.close();
       await connection.quit();
       await deleteQueueKeys(redisUrl, prefix);
     }

@@ -3,11 +3,14 @@
  * speaker pipeline over a WAV file, without LiveKit. Prints one JSON object; problems go to stderr
  * in one line with exit code 1 (2 for bad arguments). With `--room <room_id>`, the file's final
  * segments also go into that room's transcript, as the translator reports a live room's (the
- * translator-events queue on REDIS_URL under QUEUE_PREFIX, as the agent).
+ * translator-events queue on REDIS_URL under QUEUE_PREFIX, as the agent); its JSON then says where it
+ * reported, and stderr warns when REDIS_URL is not set or no API worker consumes that queue.
  */
+import { QUEUES } from '@app/contracts';
 import { initializeLogger } from '@livekit/agents';
 import { dispose } from '@livekit/rtc-node';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { Queue } from 'bullmq';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import IORedis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -56,6 +59,8 @@ async function main(): Promise<void> {
     return;
   }
   if (!args.from || !args.to || !args.in) fail(USAGE, 2);
+  // `.env` under the environment, as the API and the agent read it: the same Redis and queue prefix.
+  if (existsSync('.env')) process.loadEnvFile('.env');
   if (args.room === '' || ((args.identity !== undefined || args['livekit-room'] !== undefined) && !args.room)) {
     fail(`--identity and --livekit-room go with --room <room_id>\n${USAGE}`, 2);
   }
@@ -75,7 +80,7 @@ async function main(): Promise<void> {
     fail(`${args.in}: ${(error as Error).message}`);
   }
   const { redisUrl, queuePrefix } = loaded.config;
-  if (args.room) await reachable(redisUrl);
+  const reportedTo = args.room ? await reportingTarget(redisUrl, queuePrefix) : null;
   // Each run is its own session: its segment ids never collide with an earlier run's in the same room.
   const session = `file-${randomBytes(4).toString('hex')}`;
   const reporter = args.room
@@ -101,15 +106,37 @@ async function main(): Promise<void> {
         : {}),
     });
     if (args.out) writeFileSync(args.out, encodeWav(detail.audio, detail.sampleRate));
-    process.stdout.write(`${JSON.stringify(reporter ? { ...detail.result, segments_reported: reported } : detail.result)}\n`);
+    process.stdout.write(
+      `${JSON.stringify(reporter ? { ...detail.result, segments_reported: reported, reported_to: reportedTo } : detail.result)}\n`,
+    );
   } finally {
     await providers.close?.();
     await reporter?.close();
   }
 }
 
-/** Fails in one line at once rather than waiting for a Redis that is not there. */
-async function reachable(redisUrl: string): Promise<void> {
+/** REDIS_URL as it may be printed: without its password. */
+function shownUrl(redisUrl: string): string {
+  try {
+    const url = new URL(redisUrl);
+    url.password = '';
+    return url.toString().replace(/\/$/, '');
+  } catch {
+    return redisUrl.replace(/\/\/[^@/]*@/, '//');
+  }
+}
+
+/**
+ * Where `--room` reports: fails in one line at once rather than waiting for a Redis that is not there,
+ * and warns when nothing would read the segments (REDIS_URL not set, or no API worker on the queue).
+ */
+async function reportingTarget(redisUrl: string, prefix: string): Promise<{ redis: string; queue: string; workers: number }> {
+  const target = { redis: shownUrl(redisUrl), queue: `${prefix}:${QUEUES.translatorEvents}` };
+  if (!process.env.REDIS_URL?.trim()) {
+    process.stderr.write(
+      `translate:file: REDIS_URL is not set (nor in .env): reporting to ${target.redis}, the default; set it as the API's.\n`,
+    );
+  }
   const client = new IORedis(redisUrl, { lazyConnect: true, connectTimeout: 3000, maxRetriesPerRequest: 0, retryStrategy: () => null });
   let cause: Error | null = null;
   client.on('error', (error: Error) => (cause ??= error));
@@ -117,8 +144,21 @@ async function reachable(redisUrl: string): Promise<void> {
     await client.connect();
     await client.ping();
   } catch (error) {
-    fail(`--room: Redis at REDIS_URL (${redisUrl.replace(/\/\/[^@/]*@/, '//…@')}) unreachable: ${(cause ?? (error as Error)).message}`);
+    fail(`--room: Redis at REDIS_URL (${target.redis}) unreachable: ${(cause ?? (error as Error)).message}`);
+  }
+  const queue = new Queue(QUEUES.translatorEvents, { connection: client, prefix });
+  try {
+    // BullMQ names each worker's Redis connection after its queue: CLIENT LIST finds them.
+    const workers = await queue.getWorkersCount();
+    if (workers === 0) {
+      process.stderr.write(
+        `translate:file: warning: no API worker consumes ${target.queue} on ${target.redis}: the segments wait there until one runs ` +
+          '(npm run dev, npm run start:worker or npm run start:api, with the same REDIS_URL and QUEUE_PREFIX).\n',
+      );
+    }
+    return { ...target, workers };
   } finally {
+    await queue.close();
     client.disconnect();
   }
 }

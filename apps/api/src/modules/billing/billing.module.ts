@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OrganizationsModule } from '../organizations/organizations.module';
 import { BillingController } from './billing.controller';
 import { BillingHistoryRepository } from './billing-history.repository';
 import { BillingHistoryService } from './billing-history.service';
@@ -13,6 +14,7 @@ import { PurchaseSettlement } from './purchase-settlement';
 import { StripeGateway } from './stripe.gateway';
 
 @Module({
+  imports: [OrganizationsModule],
   controllers: [BillingController, CheckoutPagesController],
   providers: [
     BillingHistoryRepository,

@@ -82,9 +82,6 @@ const INSERT_CHARGES = `INSERT INTO ledger_entries (organization_id, kind, delta
            FROM unnest($2::uuid[], $3::bigint[], $4::timestamptz[], $5::uuid[], $6::bigint[], $7::text[])
              AS c(organization_id, delta_cents, occurred_at, room_id, connection_id, kind)`;
 
-/** `id::text`: a reference that is no uuid names no organization (instead of failing the cast). */
-const ORGANIZATION_BY_REFERENCE = `SELECT id FROM organizations WHERE id::text = $1`;
-
 /**
  * The credit account aggregate: an organization's balance row (`credit_accounts`) and the
  * append-only lines that move it (`ledger_entries`). Reads of the balance arriving together share
@@ -161,11 +158,5 @@ export class CreditAccountsRepository {
       charges.map((charge) => charge.connectionId),
       charges.map((charge) => charge.kind),
     ]);
-  }
-
-  /** The organization a payment's client reference names, or null when it names none. */
-  async organizationByReference(reference: string, sql: Sql = this.database): Promise<string | null> {
-    const [row] = await sql.rows<{ id: string }>(ORGANIZATION_BY_REFERENCE, [reference]);
-    return row?.id ?? null;
   }
 }

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Sql } from '../../database/sql';
 import type { CustomerEvents } from '../customer-webhooks/customer-events';
-import type { CreditAccountsRepository } from './credit-accounts.repository';
+import type { OrganizationsRepository } from '../organizations/organizations.repository';
 import type { Ledger } from './ledger';
 import { PurchaseSettlement } from './purchase-settlement';
 
@@ -17,7 +17,7 @@ const paid = (object: Record<string, unknown>, extra: Record<string, unknown> = 
 
 describe('PurchaseSettlement', () => {
   let credit: jest.Mock;
-  let organizationByReference: jest.Mock;
+  let idByReference: jest.Mock;
   let settlement: PurchaseSettlement;
   const tx = () => ({}) as unknown as Sql;
 
@@ -25,11 +25,11 @@ describe('PurchaseSettlement', () => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     credit = jest.fn().mockResolvedValue(null);
-    organizationByReference = jest.fn().mockResolvedValue(ORG);
+    idByReference = jest.fn().mockResolvedValue(ORG);
     settlement = new PurchaseSettlement(
       { credit } as unknown as Ledger,
       { emit: jest.fn() } as unknown as CustomerEvents,
-      { organizationByReference } as unknown as CreditAccountsRepository,
+      { idByReference } as unknown as OrganizationsRepository,
     );
   });
   afterEach(() => jest.restoreAllMocks());
@@ -46,9 +46,9 @@ describe('PurchaseSettlement', () => {
   });
 
   it('credits nothing (left for an operator) when the client reference names no organization', async () => {
-    organizationByReference.mockResolvedValue(null);
+    idByReference.mockResolvedValue(null);
     await expect(settlement.apply(tx(), paid({ client_reference_id: 'not-an-org' }))).resolves.toBeUndefined();
-    expect(organizationByReference).toHaveBeenCalledWith('not-an-org', expect.anything());
+    expect(idByReference).toHaveBeenCalledWith('not-an-org', expect.anything());
     expect(credit).not.toHaveBeenCalled();
   });
 
@@ -66,14 +66,14 @@ describe('PurchaseSettlement', () => {
   ])('returns without crediting (so the event is marked processed) for an event with %s', async (_, payload) => {
     await expect(settlement.apply(tx(), payload)).resolves.toBeUndefined();
     expect(credit).not.toHaveBeenCalled();
-    expect(organizationByReference).not.toHaveBeenCalled();
+    expect(idByReference).not.toHaveBeenCalled();
   });
 
   it('lets a database failure through, so the event is not marked processed and is tried again', async () => {
-    organizationByReference.mockRejectedValue(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    idByReference.mockRejectedValue(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
     await expect(settlement.apply(tx(), paid({}))).rejects.toThrow('ECONNREFUSED');
     credit.mockRejectedValue(new Error('terminating connection due to administrator command'));
-    organizationByReference.mockResolvedValue(ORG);
+    idByReference.mockResolvedValue(ORG);
     await expect(settlement.apply(tx(), paid({}))).rejects.toThrow('administrator command');
   });
 });

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { asJsonObject } from '../../common/json/json-shape';
 import { CustomerEvents } from '../customer-webhooks/customer-events';
 import type { Sql } from '../../database/sql';
-import { CreditAccountsRepository } from './credit-accounts.repository';
+import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { Ledger } from './ledger';
 
 /** The event types that credit a checkout (the first only when its payment_status is `paid`). */
@@ -29,7 +29,7 @@ export class PurchaseSettlement {
   constructor(
     private readonly ledger: Ledger,
     private readonly events: CustomerEvents,
-    private readonly accounts: CreditAccountsRepository,
+    private readonly organizations: OrganizationsRepository,
   ) {}
 
   async apply(tx: Sql, payload: unknown): Promise<void> {
@@ -63,7 +63,7 @@ export class PurchaseSettlement {
       return;
     }
     const reference = session.client_reference_id ?? asJsonObject(session.metadata)?.organization_id;
-    const organizationId = typeof reference === 'string' ? await this.accounts.organizationByReference(reference, tx) : null;
+    const organizationId = typeof reference === 'string' ? await this.organizations.idByReference(reference, tx) : null;
     if (!organizationId) {
       this.logger.error(`Paid checkout ${sessionId} (event ${eventId}) names no known organization; left for an operator.`);
       return;

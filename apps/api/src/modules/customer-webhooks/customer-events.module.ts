@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { RoomsStoreModule } from '../rooms/rooms-store.module';
 import { CustomerEvents } from './customer-events';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
@@ -6,6 +7,7 @@ import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 /** The outbox side of customer webhooks, for every module whose changes customers hear about. */
 @Global()
 @Module({
+  imports: [RoomsStoreModule],
   providers: [CustomerEvents, WebhookEndpointsRepository, WebhookDeliveriesRepository],
   exports: [CustomerEvents, WebhookEndpointsRepository, WebhookDeliveriesRepository],
 })

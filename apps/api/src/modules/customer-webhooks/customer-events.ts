@@ -8,6 +8,7 @@ import type { CustomerEventType } from './event-types';
 import type { Sql } from '../../database/sql';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { RoomsRepository } from '../rooms/rooms.repository';
 
 /** A change customers hear about; room events carry the room as GET /v1/rooms/{id} shows it when the transaction ends. */
 export type CustomerEvent =
@@ -31,6 +32,7 @@ export class CustomerEvents {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly endpoints: WebhookEndpointsRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly rooms: RoomsRepository,
   ) {}
 
   async emit(tx: Sql, event: CustomerEvent): Promise<void> {
@@ -48,7 +50,7 @@ export class CustomerEvents {
       }))
       .filter((t) => t.endpoints.length > 0);
     if (targets.length === 0) return;
-    const rooms = await this.deliveries.roomBodies(
+    const rooms = await this.rooms.views(
       targets.flatMap(({ event }) => ('data' in event ? [] : [{ roomId: event.roomId, organizationId: event.organizationId }])),
       tx,
     );

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
-import { PARTICIPANT_COLUMNS, ROOM_COLUMNS, ROOM_FROM } from '../rooms/room-queries';
 import type { CustomerEventType } from './event-types';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -61,13 +60,6 @@ export interface DeliveryOutcome {
   waitMs: number | null;
 }
 
-/** A room and its participants, as GET /v1/rooms/{id} shows it. */
-export interface RoomBody {
-  id: string;
-  participants: Record<string, unknown>[];
-  [column: string]: unknown;
-}
-
 const DELIVERY_COLUMNS = `d.id, ev.id AS event_id, ev.type AS event_type, d.status, d.attempts, d.last_status_code, d.last_error,
   d.next_attempt_at, d.delivered_at, d.created_at`;
 
@@ -90,11 +82,6 @@ const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (endpoint_id, organiza
   SELECT endpoint_id, organization_id, event_seq, lane, $5, now()
     FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[]) WITH ORDINALITY AS d(endpoint_id, organization_id, event_seq, lane, n)
    ORDER BY n`;
-
-const ROOMS = `SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM}
-  WHERE (r.id, r.organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
-const PARTICIPANTS = `SELECT c.room_id, ${PARTICIPANT_COLUMNS} FROM connections c
-  WHERE (c.room_id, c.organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[])) ORDER BY c.joined_at, c.id`;
 
 const RETRY = `UPDATE webhook_deliveries d SET next_attempt_at = now(),
          max_attempts = GREATEST(CASE WHEN d.status = 'pending' THEN d.max_attempts ELSE 0 END, d.attempts + 1), status = 'pending'
@@ -159,23 +146,6 @@ export class WebhookDeliveriesRepository {
       deliveries.map((d) => d.lane),
       maxAttempts,
     ]);
-  }
-
-  /** The rooms (each of its organization) as GET /v1/rooms/{id} shows them, by id. */
-  async roomBodies(rooms: { roomId: string; organizationId: string }[], sql: Sql = this.database): Promise<Map<string, RoomBody>> {
-    if (rooms.length === 0) return new Map();
-    const keys = [rooms.map((room) => room.roomId), rooms.map((room) => room.organizationId)];
-    const found = await sql.rows<{ id: string } & Record<string, unknown>>(ROOMS, keys);
-    const participants = await sql.rows<{ room_id: string } & Record<string, unknown>>(PARTICIPANTS, keys);
-    return new Map(
-      found.map((room) => [
-        room.id,
-        {
-          ...room,
-          participants: participants.filter((p) => p.room_id === room.id).map(({ room_id: _roomId, ...rest }) => rest),
-        },
-      ]),
-    );
   }
 
   /** The endpoint's log, newest first; `limit` rows from `offset`. */

@@ -3,7 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ROOM_TOTALS_KEY } from '../../database/hot-row-keys';
 import { HotRowWrites } from '../../database/hot-row-writes';
 import { Ledger } from '../billing/ledger';
-import type { RoomRow } from '../rooms/room-queries';
+import type { RoomRow } from '../rooms/room-rows';
+import { RoomsRepository } from '../rooms/rooms.repository';
 import { UsageRollup } from './usage-rollup';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -27,6 +28,7 @@ export class ConnectionMeter {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: CustomerEvents,
     private readonly connections: ConnectionsRepository,
+    private readonly rooms: RoomsRepository,
   ) {}
 
   /** Closes one open connection; a connection already closed is left as it is (idempotent). */
@@ -139,7 +141,7 @@ export class ConnectionMeter {
   private async addToRoom(tx: Sql, room: MeteredRoom, minutes: number, cents: number): Promise<void> {
     // Rows of the group are the room's id then its organization's, so they sort (and lock) by room id.
     await this.hot.addToGroup(tx, ROOM_TOTALS_KEY, `${room.id} ${room.organization_id}`, [minutes, cents], (rooms) =>
-      this.connections.addToRoomTotals(
+      this.rooms.addToTotals(
         rooms.map(({ row, delta }) => {
           const [roomId, organizationId] = row.split(' ');
           return { organizationId, roomId, minutes: delta[0], cents: delta[1] };

@@ -71,14 +71,6 @@ export interface CorrectedConnection {
   cents: number;
 }
 
-/** What a room's totals move by: the minutes and cents of the connections that ended in it. */
-export interface RoomTotalsDelta {
-  organizationId: string;
-  roomId: string;
-  minutes: number;
-  cents: number;
-}
-
 interface OpenedRow {
   id: number;
   room_id: string;
@@ -148,11 +140,6 @@ const CONNECTED_LANGUAGES = `SELECT c.room_id, array_agg(DISTINCT l ORDER BY l) 
   JOIN connections c ON c.room_id = r.id AND c.organization_id = r.organization_id, unnest(c.languages) AS l
   WHERE c.left_at IS NULL AND c.kind IS DISTINCT FROM 'translator'
   GROUP BY c.room_id`;
-
-const ADD_TO_ROOM_TOTALS = `UPDATE rooms r SET total_connection_minutes = r.total_connection_minutes + t.minutes,
-    total_charged_cents = r.total_charged_cents + t.cents
-  FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::bigint[]) AS t(organization_id, id, minutes, cents)
-  WHERE r.id = t.id AND r.organization_id = t.organization_id`;
 
 const toOpen = (row: OpenRow): OpenConnection => ({
   id: Number(row.id),
@@ -289,16 +276,5 @@ export class ConnectionsRepository {
       rooms.map((room) => room.id),
     ]);
     return new Map(rows.map((row) => [row.room_id, row.languages]));
-  }
-
-  /** Adds the minutes and cents of connections that ended to their rooms' totals, one statement for all. */
-  async addToRoomTotals(deltas: RoomTotalsDelta[], sql: Sql = this.database): Promise<void> {
-    if (deltas.length === 0) return;
-    await sql.rows(ADD_TO_ROOM_TOTALS, [
-      deltas.map((d) => d.organizationId),
-      deltas.map((d) => d.roomId),
-      deltas.map((d) => d.minutes),
-      deltas.map((d) => d.cents),
-    ]);
   }
 }

@@ -4,7 +4,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import type { OutboxJob } from '../../queue/outbox';
 import { RoomLifecycle } from '../rooms/room-lifecycle';
-import type { RoomRow } from '../rooms/room-queries';
+import type { RoomRow } from '../rooms/room-rows';
 import { RoomsRepository } from '../rooms/rooms.repository';
 import { TranslatorPresence } from '../rooms/translator-presence';
 import { readLiveKitEvent, type LiveKitEventFacts } from './livekit-event';

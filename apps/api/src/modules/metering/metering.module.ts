@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module';
+import { RoomsStoreModule } from '../rooms/rooms-store.module';
 import { ConnectionMeter } from './connection-meter';
 import { ConnectionsRepository } from './connections.repository';
 import { UsageRollup } from './usage-rollup';
@@ -11,7 +12,7 @@ import { UsageRollupsRepository } from './usage-rollups.repository';
  * are applied by LiveKitEventsModule, which imports rooms and this module.
  */
 @Module({
-  imports: [BillingModule],
+  imports: [BillingModule, RoomsStoreModule],
   providers: [ConnectionMeter, ConnectionsRepository, UsageRollup, UsageRollupsRepository],
   exports: [ConnectionMeter, ConnectionsRepository, UsageRollup],
 })

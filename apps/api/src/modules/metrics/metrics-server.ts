@@ -1,11 +1,17 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { ApiError } from '../../common/errors/api-error';
 import { Metrics } from '../../common/metrics/metrics';
+import { MetricsToken } from './metrics-token';
 
-/** `GET /metrics` without authentication on its own port (METRICS_PORT), for a scraper on the private network. */
+/**
+ * `GET /metrics` on a port of its own: the API's METRICS_PORT on every interface without
+ * authentication, for a scraper on the private network; the worker's WORKER_METRICS_PORT, its only
+ * endpoint, on HOST and behind METRICS_TOKEN when set, as the API port (`metrics.portLikeApi`).
+ */
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(MetricsServer.name);
@@ -13,6 +19,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 
   constructor(
     private readonly metrics: Metrics,
+    private readonly token: MetricsToken,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -23,23 +30,30 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.metrics.port === null) return;
+    const { port, portLikeApi } = this.config.metrics;
+    if (port === null) return;
+    const refuse = (res: ServerResponse, error: ApiError): void => {
+      res.writeHead(error.status, { ...error.headers, 'content-type': 'application/json' }).end(JSON.stringify({ detail: error.message }));
+    };
     const server = createServer((req, res) => {
       if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'Not found: only GET /metrics here.' }));
+        refuse(res, ApiError.notFound('Not found: only GET /metrics here.'));
         return;
       }
-      this.metrics.registry
-        .metrics()
-        .then((text) => res.writeHead(200, { 'content-type': this.metrics.registry.contentType }).end(text))
+      (portLikeApi ? this.token.check(req.headers.authorization, req.socket.remoteAddress) : Promise.resolve({}))
+        .then(async (headers) => {
+          const text = await this.metrics.registry.metrics();
+          res.writeHead(200, { ...headers, 'content-type': this.metrics.registry.contentType }).end(text);
+        })
         .catch((error: Error) => {
+          if (error instanceof ApiError) return refuse(res, error);
           this.logger.error(`Metrics failed: ${error.message}`);
           res.writeHead(500).end();
         });
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.config.metrics.port!, '0.0.0.0', () => resolve());
+      server.listen(port, portLikeApi ? this.config.host : '0.0.0.0', () => resolve());
     });
     this.server = server;
   }

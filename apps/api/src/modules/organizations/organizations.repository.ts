@@ -35,6 +35,8 @@ const UPSERT_EXTERNAL_ORGANIZATION = `INSERT INTO organizations (name, external_
   RETURNING id`;
 
 const ORGANIZATION_EXISTS = `SELECT 1 FROM organizations WHERE id = $1`;
+/** `id::text`: a reference that is no uuid names no organization (instead of failing the cast). */
+const ORGANIZATION_BY_REFERENCE = `SELECT id FROM organizations WHERE id::text = $1`;
 
 const INSERT_USER = `INSERT INTO users (organization_id, email, first_name, last_name) VALUES ($1, $2, $3, $4) RETURNING id`;
 
@@ -64,6 +66,12 @@ export class OrganizationsRepository {
 
   async exists(organizationId: string, sql: Sql = this.database): Promise<boolean> {
     return (await sql.rows(ORGANIZATION_EXISTS, [organizationId])).length > 0;
+  }
+
+  /** The organization a reference from outside (a payment's client reference) names, or null when it names none. */
+  async idByReference(reference: string, sql: Sql = this.database): Promise<string | null> {
+    const [row] = await sql.rows<{ id: string }>(ORGANIZATION_BY_REFERENCE, [reference]);
+    return row?.id ?? null;
   }
 
   /** A new user's id; an email already taken in the organization (any case) fails on `users_organization_email`. */

@@ -8,7 +8,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { LiveKitGateway } from '../livekit/livekit.gateway';
 import type { JoinTokenView } from './join-token.dto';
-import type { RoomRow } from './room-queries';
+import type { RoomRow } from './room-rows';
 import { RoomsRepository, type SharedAdmissionRequest, type SharedAdmissionRow } from './rooms.repository';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';

@@ -3,7 +3,7 @@ import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Outbox, type OutboxJob } from '../../queue/outbox';
 import { ConnectionMeter } from '../metering/connection-meter';
-import type { RoomRow } from './room-queries';
+import type { RoomRow } from './room-rows';
 import { RoomsRepository } from './rooms.repository';
 import { TranslatorPresence } from './translator-presence';
 import { Database } from '../../database/database';

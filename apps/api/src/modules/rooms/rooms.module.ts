@@ -5,13 +5,13 @@ import { JoinTokensService } from './join-tokens.service';
 import { RoomLifecycle } from './room-lifecycle';
 import { RoomsController } from './rooms.controller';
 import { RoomsService } from './rooms.service';
-import { RoomsRepository } from './rooms.repository';
+import { RoomsStoreModule } from './rooms-store.module';
 import { TranslatorPresence } from './translator-presence';
 
 @Module({
-  imports: [BillingModule, MeteringModule],
+  imports: [BillingModule, MeteringModule, RoomsStoreModule],
   controllers: [RoomsController],
-  providers: [RoomsService, RoomsRepository, JoinTokensService, RoomLifecycle, TranslatorPresence],
-  exports: [RoomsRepository, JoinTokensService, RoomLifecycle, TranslatorPresence],
+  providers: [RoomsService, JoinTokensService, RoomLifecycle, TranslatorPresence],
+  exports: [RoomsStoreModule, JoinTokensService, RoomLifecycle, TranslatorPresence],
 })
 export class RoomsModule {}

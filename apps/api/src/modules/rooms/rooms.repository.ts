@@ -3,16 +3,40 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
 import {
-  PARTICIPANT_COLUMNS,
-  ROOM_COLUMNS,
-  ROOM_FROM,
-  ROOM_ROW_COLUMNS,
+  type ClosedTranscriptRoom,
   type ParticipantUsageRow,
+  type RoomBody,
+  type RoomTotalsDelta,
   type RoomRow,
   type RoomViewRow,
-} from './room-queries';
+} from './room-rows';
+
+/** Column lists shared by the room reads, so list, detail and customer-event views agree. */
+const ROOM_COLUMNS = `r.id, r.name, r.sid, r.status, r.streaming_mode, r.started_at, r.ended_at,
+  r.total_connection_minutes, r.total_charged_cents, r.created_at, u.email AS created_by`;
+
+const ROOM_FROM = `rooms r JOIN users u ON u.id = r.created_by_user_id`;
+
+const PARTICIPANT_COLUMNS = `c.id, c.identity AS participant_identity, c.kind AS participant_kind, c.languages,
+  c.joined_at, c.left_at, c.connection_minutes, c.charged_cents`;
+
+const ROOM_ROW_COLUMNS = `id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode, translator_present, translator_generation`;
 
 const UNIQUE_VIOLATION = '23505';
+
+const ROOM_VIEWS = `SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM}
+  WHERE (r.id, r.organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
+const ROOM_VIEW_PARTICIPANTS = `SELECT c.room_id, ${PARTICIPANT_COLUMNS} FROM connections c
+  WHERE (c.room_id, c.organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[])) ORDER BY c.joined_at, c.id`;
+
+// Not scoped to an organization: the readiness sweep closes the transcripts of every organization's ended rooms.
+const CLOSE_TRANSCRIPT = `UPDATE rooms SET transcript_closed_at = now() WHERE id = $1 AND status = 'ended' AND transcript_closed_at IS NULL
+  RETURNING organization_id, name, started_at, ended_at`;
+
+const ADD_TO_TOTALS = `UPDATE rooms r SET total_connection_minutes = r.total_connection_minutes + t.minutes,
+    total_charged_cents = r.total_charged_cents + t.cents
+  FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::bigint[]) AS t(organization_id, id, minutes, cents)
+  WHERE r.id = t.id AND r.organization_id = t.organization_id`;
 
 /** A room to insert; its LiveKit room exists already under `livekitName`. */
 export interface NewRoom {
@@ -272,6 +296,47 @@ export class RoomsRepository {
   /** Marks the ended room settled; false when it had settled already (or is not the organization's ended room). */
   async markSettled(organizationId: string, roomId: string, sql: Sql = this.database): Promise<boolean> {
     return (await sql.count(MARK_SETTLED, [roomId, organizationId])) > 0;
+  }
+
+  /** The rooms (each of its organization) as GET /v1/rooms/{id} shows them, by id. */
+  async views(rooms: { roomId: string; organizationId: string }[], sql: Sql = this.database): Promise<Map<string, RoomBody>> {
+    if (rooms.length === 0) return new Map();
+    const keys = [rooms.map((room) => room.roomId), rooms.map((room) => room.organizationId)];
+    const found = await sql.rows<{ id: string } & Record<string, unknown>>(ROOM_VIEWS, keys);
+    const participants = await sql.rows<{ room_id: string } & Record<string, unknown>>(ROOM_VIEW_PARTICIPANTS, keys);
+    return new Map(
+      found.map((room) => [
+        room.id,
+        {
+          ...room,
+          participants: participants.filter((p) => p.room_id === room.id).map(({ room_id: _roomId, ...rest }) => rest),
+        },
+      ]),
+    );
+  }
+
+  /** Adds the minutes and cents of connections that ended to their rooms' totals, one statement for all. */
+  async addToTotals(deltas: RoomTotalsDelta[], sql: Sql = this.database): Promise<void> {
+    if (deltas.length === 0) return;
+    await sql.rows(ADD_TO_TOTALS, [
+      deltas.map((d) => d.organizationId),
+      deltas.map((d) => d.roomId),
+      deltas.map((d) => d.minutes),
+      deltas.map((d) => d.cents),
+    ]);
+  }
+
+  /**
+   * Closes the ended room's transcript, once: the room as `transcript.ready` names it, or null when
+   * it was closed already (or the room has not ended). Holding the row, it waits for segment inserts
+   * that read the room open.
+   */
+  async closeTranscript(roomId: string, sql: Sql): Promise<ClosedTranscriptRoom | null> {
+    const [room] = await sql.rows<{ organization_id: string; name: string; started_at: Date | null; ended_at: Date | null }>(
+      CLOSE_TRANSCRIPT,
+      [roomId],
+    );
+    return room ? { organizationId: room.organization_id, name: room.name, startedAt: room.started_at, endedAt: room.ended_at } : null;
   }
 
   /** Flips the translator presence of these rooms, each moving to its next generation. */

@@ -2,7 +2,7 @@ import { QUEUES, TRANSLATOR_JOBS, type TranslatorDismissJob, type TranslatorDisp
 import { Injectable } from '@nestjs/common';
 import type { OutboxJob } from '../../queue/outbox';
 import { ConnectionsRepository } from '../metering/connections.repository';
-import type { RoomRow } from './room-queries';
+import type { RoomRow } from './room-rows';
 import { RoomsRepository } from './rooms.repository';
 import type { Sql } from '../../database/sql';
 

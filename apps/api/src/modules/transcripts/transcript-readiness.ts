@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database';
 import { PeriodicJobs } from '../../queue/periodic-jobs';
 import { CustomerEvents } from '../customer-webhooks/customer-events';
+import { RoomsRepository } from '../rooms/rooms.repository';
 import { TranscriptsRepository } from './transcripts.repository';
 
 /** After the end, a translator still draining gets this long to report its last segments. */
@@ -24,6 +25,7 @@ export class TranscriptReadiness {
   constructor(
     private readonly database: Database,
     private readonly transcripts: TranscriptsRepository,
+    private readonly rooms: RoomsRepository,
     private readonly events: CustomerEvents,
     periodic: PeriodicJobs,
   ) {
@@ -43,20 +45,15 @@ export class TranscriptReadiness {
   /** Closes one room's transcript; true when this call decided its `transcript.ready`. */
   async close(roomId: string): Promise<boolean> {
     return this.database.transaction(async (tx) => {
-      const closed = await this.transcripts.close(roomId, tx);
-      if (!closed || closed.segments === 0) return false;
+      const room = await this.rooms.closeTranscript(roomId, tx);
+      if (!room) return false;
+      const { segments, languages } = await this.transcripts.summary(roomId, tx);
+      if (segments === 0) return false;
       await this.events.emit(tx, {
-        organizationId: closed.organizationId,
+        organizationId: room.organizationId,
         type: 'transcript.ready',
-        roomId: closed.roomId,
-        data: {
-          room_id: closed.roomId,
-          room: closed.roomName,
-          segments: closed.segments,
-          languages: closed.languages,
-          started_at: closed.startedAt,
-          ended_at: closed.endedAt,
-        },
+        roomId,
+        data: { room_id: roomId, room: room.name, segments, languages, started_at: room.startedAt, ended_at: room.endedAt },
       });
       return true;
     });

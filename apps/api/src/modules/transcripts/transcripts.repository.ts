@@ -37,13 +37,8 @@ export interface TranscriptRoom {
   endedAt: Date | null;
 }
 
-/** A room whose transcript was just closed: what `transcript.ready` says of it. */
-export interface ClosedTranscript {
-  organizationId: string;
-  roomId: string;
-  roomName: string;
-  startedAt: Date | null;
-  endedAt: Date | null;
+/** What a closed transcript holds: `transcript.ready` says it with its room. */
+export interface TranscriptSummary {
   segments: number;
   languages: string[];
 }
@@ -230,18 +225,11 @@ export class TranscriptsRepository {
   }
 
   /**
-   * Closes the ended room's transcript, once: returns what it holds, or null when it was already
-   * closed (or the room has not ended). Run in the transaction that also writes `transcript.ready`.
+   * What a closed transcript holds. Read after its room's transcript was closed, in the same
+   * transaction: every insert that read the room open has committed by then.
    */
-  async close(roomId: string, sql: Sql): Promise<ClosedTranscript | null> {
-    const [room] = await sql.rows<{ organization_id: string; name: string; started_at: Date | null; ended_at: Date | null }>(
-      `UPDATE rooms SET transcript_closed_at = now() WHERE id = $1 AND status = 'ended' AND transcript_closed_at IS NULL
-       RETURNING organization_id, name, started_at, ended_at`,
-      [roomId],
-    );
-    if (!room) return null;
-    // After the UPDATE holds the row: every insert that read the room open has committed by now.
-    const [summary] = await sql.rows<{ segments: number; languages: string[] }>(
+  async summary(roomId: string, sql: Sql): Promise<TranscriptSummary> {
+    const [summary] = await sql.rows<TranscriptSummary>(
       `SELECT count(*)::int AS segments,
               ARRAY(SELECT DISTINCT l FROM transcript_segments s2,
                            unnest(ARRAY[s2.language, s2.translation_language]) AS l
@@ -249,14 +237,6 @@ export class TranscriptsRepository {
          FROM transcript_segments s WHERE s.room_id = $1`,
       [roomId],
     );
-    return {
-      organizationId: room.organization_id,
-      roomId,
-      roomName: room.name,
-      startedAt: room.started_at,
-      endedAt: room.ended_at,
-      segments: summary.segments,
-      languages: summary.languages,
-    };
+    return summary;
   }
 }

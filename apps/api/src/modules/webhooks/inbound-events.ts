@@ -107,13 +107,6 @@ export class InboundEvents {
     return this.events.subjectsWithUnapplied(provider, subjects, sql);
   }
 
-  /** Events stored but never applied (a crash between storing and enqueuing): enqueue them again; how many. */
-  async requeueStale(olderThanMs: number): Promise<number> {
-    const jobs = await this.staleJobs(olderThanMs, Date.now());
-    await this.durable.enqueue(jobs);
-    return jobs.reduce((n, job) => n + (job.payload as StoredEventsJob).events.length, 0);
-  }
-
   /**
    * One job per provider for its stale events. The id names the events and the sweep's round, so
    * processes sweeping in the same round enqueue it once, and a later round enqueues it again

@@ -1,15 +1,8 @@
 import type { StreamingMode } from '@app/domain';
 
-/** Column lists shared by the room reads, so list, detail and billing views agree. */
-export const ROOM_COLUMNS = `r.id, r.name, r.sid, r.status, r.streaming_mode, r.started_at, r.ended_at,
-  r.total_connection_minutes, r.total_charged_cents, r.created_at, u.email AS created_by`;
+// The rows of the rooms aggregate as RoomsRepository returns them: types only, its SQL stays in the repository.
 
-export const ROOM_FROM = `rooms r JOIN users u ON u.id = r.created_by_user_id`;
-
-export const PARTICIPANT_COLUMNS = `c.id, c.identity AS participant_identity, c.kind AS participant_kind, c.languages,
-  c.joined_at, c.left_at, c.connection_minutes, c.charged_cents`;
-
-/** A room as `ROOM_COLUMNS` reads it (what the API shows of a room). */
+/** What the API shows of a room. */
 export interface RoomViewRow {
   id: string;
   name: string;
@@ -24,7 +17,7 @@ export interface RoomViewRow {
   created_by: string;
 }
 
-/** A connection as `PARTICIPANT_COLUMNS` reads it (one participant's usage). */
+/** One participant's usage: a connection as the API shows it. */
 export interface ParticipantUsageRow {
   id: number;
   participant_identity: string;
@@ -50,4 +43,25 @@ export interface RoomRow {
   translator_generation: number;
 }
 
-export const ROOM_ROW_COLUMNS = `id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode, translator_present, translator_generation`;
+/** A room and its participants, as GET /v1/rooms/{id} shows it (the body of a room's customer events). */
+export interface RoomBody {
+  id: string;
+  participants: Record<string, unknown>[];
+  [column: string]: unknown;
+}
+
+/** What a room's totals move by: the minutes and cents of the connections that ended in it. */
+export interface RoomTotalsDelta {
+  organizationId: string;
+  roomId: string;
+  minutes: number;
+  cents: number;
+}
+
+/** An ended room whose transcript was just closed. */
+export interface ClosedTranscriptRoom {
+  organizationId: string;
+  name: string;
+  startedAt: Date | null;
+  endedAt: Date | null;
+}
