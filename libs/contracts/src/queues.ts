@@ -10,6 +10,11 @@ export const QUEUES = {
   translatorEvents: 'translator-events',
   /** Deliveries of the webhooks we send to customers (one job per attempt), consumed by the API. */
   customerWebhooks: 'customer-webhooks',
+  /**
+   * Runs of the periodic jobs (sweeps, retention, cleanups), one job per period for the whole
+   * deployment (BullMQ job schedulers), consumed by the API processes that run the queue workers.
+   */
+  periodic: 'periodic',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -20,5 +25,6 @@ export const API_CONSUMED_QUEUES: readonly QueueName[] = [
   QUEUES.stripeEvents,
   QUEUES.translatorEvents,
   QUEUES.customerWebhooks,
+  QUEUES.periodic,
 ];
 export const AGENT_CONSUMED_QUEUES: readonly QueueName[] = [QUEUES.translatorPresence];

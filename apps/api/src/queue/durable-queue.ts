@@ -2,6 +2,7 @@ import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationB
 import type { QueueName } from '@app/contracts';
 import type { JobsOptions } from 'bullmq';
 import { Notifications, type Listener } from '../database/notifications';
+import { PeriodicJobs } from './periodic-jobs';
 import { QueueRegistry } from './queue-registry';
 
 /** A job that rows in PostgreSQL stand for. */
@@ -22,7 +23,7 @@ export interface DurableJob {
 export interface DurableSource {
   /** Unique; names it in logs. */
   readonly name: string;
-  /** How often it is swept. */
+  /** How often it is swept: a periodic job `sweep.<name>`, one sweep per period for the whole deployment. */
   readonly sweepEveryMs: number;
   /**
    * A notification channel the writers' commits notify (`pg_notify`): each notification sweeps the
@@ -39,42 +40,41 @@ export interface DurableSource {
 
 interface Swept {
   source: DurableSource;
-  /** When the timer sweeps it next. */
-  nextAt: number;
-  running: Promise<void> | null;
-  /** Asked for again while running: sweeps once more when done. */
-  again: boolean;
+  /** The sweep running now; it resolves to its error, if it failed. */
+  running: Promise<unknown> | null;
+  /** Asked for again while running: the sweep that follows it. */
+  again: Promise<unknown> | null;
   listener: Listener | null;
 }
-
-/** The sweeper's tick: each source is swept at the first tick after its own interval. */
-const TICK_MS = 1_000;
 
 /**
  * The one durable-enqueue path (docs/decisions.md "One durable-enqueue path"): rows are written in
  * the transaction of the change; after commit their jobs are enqueued (`enqueue`), and one sweeper
  * enqueues whatever a crash or an outage left behind, source by source, with the same deterministic
- * job ids, so enqueuing twice is a no-op. One timer, the sources' notification listeners, and one
- * shutdown: it stops before the queue workers close, and running sweeps end first.
+ * job ids, so enqueuing twice is a no-op. Each source is swept by a periodic job (`sweep.<name>`,
+ * scheduled once for the deployment, run where the queue workers run) and, in the process that listens,
+ * at once on its notifications. One shutdown: it stops before the queue workers close, and running
+ * sweeps end first.
  */
 @Injectable()
 export class DurableQueue implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(DurableQueue.name);
   private readonly sources = new Map<string, Swept>();
-  private timer: NodeJS.Timeout | null = null;
   private started = false;
   private stopped = false;
 
   constructor(
     private readonly queues: QueueRegistry,
     private readonly notifications: Notifications,
+    private readonly periodic: PeriodicJobs,
   ) {}
 
   /** Adds a source (from a constructor or `onModuleInit`; later, it starts at once). */
   register(source: DurableSource): void {
     if (this.sources.has(source.name)) throw new Error(`Durable source "${source.name}" is registered twice`);
-    const swept: Swept = { source, nextAt: Date.now() + source.sweepEveryMs, running: null, again: false, listener: null };
+    const swept: Swept = { source, running: null, again: null, listener: null };
     this.sources.set(source.name, swept);
+    this.periodic.register({ name: `sweep.${source.name}`, everyMs: source.sweepEveryMs, run: () => this.sweepOnSchedule(swept) });
     if (this.started && !this.stopped) void this.listen(swept);
   }
 
@@ -112,23 +112,19 @@ export class DurableQueue implements OnApplicationBootstrap, BeforeApplicationSh
     return counts;
   }
 
-  /** Starts the timer and the listeners. */
+  /** Starts the listeners (the periodic sweeps are the periodic jobs'). */
   async start(): Promise<void> {
     if (this.started || this.stopped) return;
     this.started = true;
-    this.timer = setInterval(() => this.tick(), TICK_MS);
-    this.timer.unref();
     await Promise.all([...this.sources.values()].map((swept) => this.listen(swept)));
   }
 
-  /** Stops the timer and the listeners, then waits for running sweeps. No sweep starts afterwards. */
+  /** Stops the listeners, then waits for running sweeps. No sweep starts afterwards. */
   async close(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
     const all = [...this.sources.values()];
     await Promise.all(all.map((swept) => swept.listener?.close()));
-    await Promise.all(all.map((swept) => swept.running));
+    await Promise.all(all.flatMap((swept) => [swept.running, swept.again]));
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -146,37 +142,42 @@ export class DurableQueue implements OnApplicationBootstrap, BeforeApplicationSh
     swept.listener = await this.notifications.listen(channel, {
       onNotification: () => {
         swept.source.notified?.();
-        this.trigger(swept);
+        void this.trigger(swept);
       },
-      onListening: () => this.trigger(swept),
+      onListening: () => void this.trigger(swept),
     });
     if (this.stopped) await swept.listener.close();
   }
 
-  private tick(): void {
-    const now = Date.now();
-    for (const swept of this.sources.values()) if (now >= swept.nextAt) this.trigger(swept);
+  /** The periodic job's run: a sweep (after the one running, if any); fails when it failed. */
+  private async sweepOnSchedule(swept: Swept): Promise<void> {
+    const error = await this.trigger(swept);
+    if (error !== undefined) throw error;
   }
 
-  /** Sweeps the source now, or once more right after its running sweep (which may have read before the change that asks). */
-  private trigger(swept: Swept): void {
-    if (this.stopped) return;
+  /**
+   * Sweeps the source now, or once more right after its running sweep (which may have read before the
+   * change that asks); resolves when that sweep ended, to its error if it failed.
+   */
+  private trigger(swept: Swept): Promise<unknown> {
+    if (this.stopped) return Promise.resolve(undefined);
     if (swept.running) {
-      swept.again = true;
-      return;
-    }
-    swept.nextAt = Date.now() + swept.source.sweepEveryMs;
-    swept.running = this.sweep(swept.source)
-      .then(() => undefined)
-      .catch((error: unknown) =>
-        this.logger.warn(`Sweep of ${swept.source.name} failed: ${error instanceof Error ? error.message : String(error)}`),
-      )
-      .finally(() => {
-        swept.running = null;
-        if (swept.again) {
-          swept.again = false;
-          this.trigger(swept);
-        }
+      swept.again ??= swept.running.then(() => {
+        swept.again = null;
+        return this.trigger(swept);
       });
+      return swept.again;
+    }
+    const running = this.sweep(swept.source).then(
+      () => undefined,
+      (error: unknown) => {
+        this.logger.warn(`Sweep of ${swept.source.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+        return error ?? new Error('failed');
+      },
+    );
+    swept.running = running.finally(() => {
+      swept.running = null;
+    });
+    return swept.running;
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { API_CONSUMED_QUEUES, type QueueName } from '@app/contracts';
-import { Queue, Worker, type JobsOptions, type Processor, type WorkerOptions } from 'bullmq';
+import { Queue, Worker, type JobSchedulerTemplateOptions, type JobsOptions, type Processor, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG } from '../config/config.module';
 import type { AppConfig } from '../config/app-config';
@@ -61,15 +61,8 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
       throw new ServiceUnavailableError('redis', REDIS_UNAVAILABLE, { cause: new Error(`Redis connection is ${this.connection.status}`) });
     }
     const queue = this.queue<T>(name);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('Command timed out')), this.config.timeouts.redisCommandMs);
-    });
     try {
-      await Promise.race([
-        queue.add(jobName as never, data as never, { removeOnComplete: 1000, removeOnFail: 5000, ...options }),
-        deadline,
-      ]);
+      await this.withinDeadline(queue.add(jobName as never, data as never, { removeOnComplete: 1000, removeOnFail: 5000, ...options }));
     } catch (error) {
       // While Redis is away a queue waits for it; a queue that fails with Redis there may have failed
       // its own start (which BullMQ never retries): the next add starts a fresh one.
@@ -78,6 +71,26 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
         void queue.close().catch(() => undefined);
       }
       throw new ServiceUnavailableError('redis', REDIS_UNAVAILABLE, { cause: error });
+    }
+  }
+
+  /**
+   * Creates or updates the job scheduler `id` of the queue: a job named `id` every `everyMs`, the first
+   * at once. Any number of processes may call it with the same id and period: the scheduler stays one,
+   * with one job per period (BullMQ keeps its next job and replaces it in place). Throws when Redis does
+   * not answer within the command timeout.
+   */
+  async schedule(name: QueueName, id: string, everyMs: number, options: JobSchedulerTemplateOptions = {}): Promise<void> {
+    await this.withinDeadline(this.queue(name).upsertJobScheduler(id, { every: everyMs }, { name: id, data: {}, opts: options }));
+  }
+
+  private async withinDeadline<T>(command: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('Command timed out')), this.config.timeouts.redisCommandMs);
+    });
+    try {
+      return await Promise.race([command, deadline]);
     } finally {
       clearTimeout(timer);
     }

@@ -15,6 +15,7 @@ import { InboundEventsRepository } from '../../src/modules/webhooks/inbound-even
 import { DurableQueue, type DurableSource } from '../../src/queue/durable-queue';
 import { Outbox } from '../../src/queue/outbox';
 import { OutboxRepository } from '../../src/queue/outbox.repository';
+import { PeriodicJobs } from '../../src/queue/periodic-jobs';
 import { QueueRegistry } from '../../src/queue/queue-registry';
 import { deleteKeysOf, testQueuePrefix } from '../support/redis-keys';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
@@ -39,6 +40,8 @@ describe('the durable queue', () => {
   let config: AppConfig;
   let registry: QueueRegistry;
   let durable: DurableQueue;
+  let periodic: PeriodicJobs;
+  let metrics: Metrics;
   let outbox: Outbox;
   let inboundRepository: InboundEventsRepository;
   let customerEvents: CustomerEvents;
@@ -55,8 +58,9 @@ describe('the durable queue', () => {
       RUN_QUEUE_WORKERS: 'true',
     });
     registry = new QueueRegistry(config);
-    durable = new DurableQueue(registry, new Notifications(db));
-    const metrics = new Metrics();
+    metrics = new Metrics();
+    periodic = new PeriodicJobs(registry, metrics, config);
+    durable = new DurableQueue(registry, new Notifications(db), periodic);
     const deliveries = new WebhookDeliveriesRepository(database);
     endpoints = new WebhookEndpointsRepository(database);
     inboundRepository = new InboundEventsRepository(database);
@@ -68,6 +72,7 @@ describe('the durable queue', () => {
   });
   afterAll(async () => {
     await durable.close();
+    await periodic.beforeApplicationShutdown();
     await registry.onApplicationShutdown();
     await deleteKeysOf(config.redisUrl, config.queuePrefix);
     await closeMediumDatabase(databaseUrl, db);
@@ -142,6 +147,14 @@ describe('the durable queue', () => {
     expect(await durable.sweepAll()).toMatchObject({ outbox: 0 });
   });
 
+  it('registers a periodic sweep per source, with its period', () => {
+    expect(periodic.list()).toEqual([
+      { name: 'sweep.outbox', everyMs: 5_000 },
+      { name: 'sweep.inbound-events', everyMs: 15_000 },
+      { name: 'sweep.customer-webhook-deliveries', everyMs: 1_000 },
+    ]);
+  });
+
   it('sweeps on its own once started, a committed delivery at once through its notification, and stops with close', async () => {
     const sweeps: number[] = [];
     const counting: DurableSource = {
@@ -162,6 +175,9 @@ describe('the durable queue', () => {
       return rows[0].n;
     };
     expect(await listening()).toBe(0);
+    // As the application boots: the periodic queue's worker, the schedulers, the listeners.
+    periodic.onModuleInit();
+    periodic.onApplicationBootstrap();
     await durable.start();
     expect(await listening()).toBe(1);
 
@@ -172,12 +188,16 @@ describe('the durable queue', () => {
     await until(async () => (await jobIds(QUEUES.customerWebhooks)).includes(`endpoint.${endpointId}`));
     expect(Date.now() - committed).toBeLessThan(1_000);
     await until(async () => sweeps.length >= 2, 5_000);
+    // Each scheduled sweep is counted in the metrics and recorded in Redis.
+    await until(async () => (await periodic.lastRuns()).some((run) => run.job === 'sweep.counting' && run.runs >= 2), 5_000);
+    const counted = (await metrics.periodicRuns.get()).values.find((v) => v.labels.job === 'sweep.counting' && v.labels.outcome === 'ok');
+    expect(counted?.value).toBeGreaterThanOrEqual(2);
 
     await durable.close();
     expect(durable.stopping).toBe(true);
     expect(await listening()).toBe(0);
     const after = sweeps.length;
-    // Neither the timer nor a notification sweeps any more.
+    // Neither a scheduled run nor a notification sweeps any more.
     const other = await newEndpoint();
     await emitCreditLow(other.organizationId);
     await new Promise((resolve) => setTimeout(resolve, 2_500));

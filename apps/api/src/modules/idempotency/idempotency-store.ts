@@ -1,4 +1,5 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { PeriodicJobs } from '../../queue/periodic-jobs';
 import { IdempotencyRepository, type KeyLifetime, type RecordedAnswer } from './idempotency.repository';
 
 export const KEY_LIFETIME_HOURS = 24;
@@ -18,14 +19,18 @@ export type StoredAnswer = RecordedAnswer;
 /**
  * Idempotency keys per organization in PostgreSQL. The first request inserts the key's row (the
  * primary key settles races: exactly one runs); its answer is stored with it, or the row is
- * removed when the answer is a server error, so a retry runs afresh.
+ * removed when the answer is a server error, so a retry runs afresh. Expired keys are deleted by a
+ * periodic job (`idempotency.cleanup`), once per period for the whole deployment.
  */
 @Injectable()
-export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(IdempotencyStore.name);
-  private timer: NodeJS.Timeout | null = null;
-
-  constructor(private readonly keys: IdempotencyRepository) {}
+export class IdempotencyStore {
+  constructor(
+    private readonly keys: IdempotencyRepository,
+    // Absent in the CLI, which loads the store without the queues and leaves the cleanup to the application.
+    @Optional() periodic?: PeriodicJobs,
+  ) {
+    periodic?.register({ name: 'idempotency.cleanup', everyMs: CLEANUP_INTERVAL_MS, run: () => this.cleanup() });
+  }
 
   async claim(organizationId: string, key: string, fingerprint: string): Promise<Claim> {
     // An expired key, or one whose first request was abandoned, is taken over as if new.
@@ -49,16 +54,5 @@ export class IdempotencyStore implements OnApplicationBootstrap, OnApplicationSh
   /** Deletes expired keys; returns how many. */
   async cleanup(): Promise<number> {
     return this.keys.deleteExpired(KEY_LIFETIME_HOURS);
-  }
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.cleanup().catch((error: Error) => this.logger.warn(`Idempotency key cleanup failed: ${error.message}`));
-    }, CLEANUP_INTERVAL_MS);
-    this.timer.unref();
-  }
-
-  onApplicationShutdown(): void {
-    if (this.timer) clearInterval(this.timer);
   }
 }

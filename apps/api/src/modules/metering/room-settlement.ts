@@ -14,8 +14,9 @@ const SWEEP_BATCH = 500;
  * An ended room settles once its settling time (`ROOM_SETTLE_MS` after it ended) has passed and no
  * LiveKit event of it is stored and not applied: its connections' late ends have corrected its
  * charges, so `room.ended` goes out once, with the final totals. Ended rooms are a source of the
- * durable queue: each sweep enqueues a `room.settle` job for those due (the job id names the sweep's
- * round, so processes sweeping together enqueue it once and a room still waiting is tried again).
+ * durable queue: each sweep (the periodic job `sweep.settling-rooms`, once a second for the deployment)
+ * enqueues a `room.settle` job for those due (the job id names the sweep's round, so two sweeps in one
+ * round enqueue it once and a room still waiting is tried again in a later round).
  */
 @Injectable()
 export class RoomSettlement {

@@ -1,13 +1,17 @@
 import { AGENT_CONSUMED_QUEUES, API_CONSUMED_QUEUES } from '@app/contracts';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { Gauge } from 'prom-client';
+import { PeriodicJobs } from '../../queue/periodic-jobs';
 import { QueueRegistry } from '../../queue/queue-registry';
 import { Metrics } from '../../common/metrics/metrics';
 import { MetricsRepository } from './metrics.repository';
 
 const JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
-/** Gauges read when scraped: queue depths, the oldest unapplied inbound event, live rooms and connections. */
+/**
+ * Gauges read when scraped: queue depths, the periodic jobs' last runs, the oldest unapplied inbound
+ * event, live rooms and connections.
+ */
 @Injectable()
 export class MetricsCollectors implements OnModuleInit {
   private readonly logger = new Logger(MetricsCollectors.name);
@@ -16,6 +20,7 @@ export class MetricsCollectors implements OnModuleInit {
     private readonly metrics: Metrics,
     private readonly reads: MetricsRepository,
     private readonly queues: QueueRegistry,
+    private readonly periodic: PeriodicJobs,
   ) {}
 
   onModuleInit(): void {
@@ -28,6 +33,7 @@ export class MetricsCollectors implements OnModuleInit {
       };
     const reads = this.reads;
     const queues = this.queues;
+    const periodic = this.periodic;
     new Gauge({
       name: 'bullmq_queue_jobs',
       help: 'Jobs in each BullMQ queue, by state',
@@ -39,6 +45,34 @@ export class MetricsCollectors implements OnModuleInit {
         names.forEach((name, i) => {
           for (const state of JOB_STATES) this.set({ queue: name, state }, counts[i][state] ?? 0);
         });
+      }),
+    });
+    // The deployment's last runs, recorded in Redis by whichever process ran them: the same in every process.
+    new Gauge({
+      name: 'periodic_job_last_run_timestamp_seconds',
+      help: 'When the last run of each periodic job started (any process of the deployment), seconds since the epoch',
+      labelNames: ['job'] as const,
+      registers,
+      collect: guard('periodic job runs', async function (this: Gauge<'job'>) {
+        for (const run of await periodic.lastRuns()) this.set({ job: run.job }, run.startedAt / 1000);
+      }),
+    });
+    new Gauge({
+      name: 'periodic_job_last_duration_seconds',
+      help: 'How long the last run of each periodic job took (any process of the deployment)',
+      labelNames: ['job'] as const,
+      registers,
+      collect: guard('periodic job durations', async function (this: Gauge<'job'>) {
+        for (const run of await periodic.lastRuns()) this.set({ job: run.job }, run.durationMs / 1000);
+      }),
+    });
+    new Gauge({
+      name: 'periodic_job_last_run_ok',
+      help: 'Whether the last run of each periodic job succeeded (1) or failed (0), any process of the deployment',
+      labelNames: ['job'] as const,
+      registers,
+      collect: guard('periodic job outcomes', async function (this: Gauge<'job'>) {
+        for (const run of await periodic.lastRuns()) this.set({ job: run.job }, run.outcome === 'ok' ? 1 : 0);
       }),
     });
     new Gauge({

@@ -1,7 +1,6 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG } from '../../config/config.module';
-import type { AppConfig } from '../../config/app-config';
+import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database';
+import { PeriodicJobs } from '../../queue/periodic-jobs';
 import { CustomerEvents } from '../customer-webhooks/customer-events';
 import { RoomsRepository } from '../rooms/rooms.repository';
 import { TranscriptsRepository } from './transcripts.repository';
@@ -18,43 +17,20 @@ const RETENTION_BATCHES_PER_RUN = 200;
  * when the translator has left, or 60 s after the end, whichever comes first. The decision (closing
  * the transcript) and the event's outbox rows are one transaction, so the event is sent exactly
  * once, even when the process dies between the decision and the delivery. Also deletes segments
- * past their organization's retention, every hour, in bounded batches.
+ * past their organization's retention, every hour, in bounded batches. Both are periodic jobs
+ * (`transcripts.readiness`, `transcripts.retention`): one run per period for the whole deployment.
  */
 @Injectable()
-export class TranscriptReadiness implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(TranscriptReadiness.name);
-  private timers: NodeJS.Timeout[] = [];
-  private running: Promise<unknown> | null = null;
-
+export class TranscriptReadiness {
   constructor(
     private readonly database: Database,
     private readonly transcripts: TranscriptsRepository,
     private readonly rooms: RoomsRepository,
     private readonly events: CustomerEvents,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (!this.config.queue.runWorkers) return;
-    this.every(READINESS_INTERVAL_MS, () => this.closeDue(), 'transcript readiness');
-    this.every(RETENTION_INTERVAL_MS, () => this.deleteExpired(), 'transcript retention');
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    for (const timer of this.timers) clearInterval(timer);
-    this.timers = [];
-    await this.running?.catch(() => undefined);
-  }
-
-  private every(ms: number, run: () => Promise<unknown>, what: string): void {
-    const timer = setInterval(() => {
-      if (this.running) return;
-      this.running = run()
-        .catch((error: Error) => this.logger.warn(`${what} failed: ${error.message}`))
-        .finally(() => (this.running = null));
-    }, ms);
-    timer.unref();
-    this.timers.push(timer);
+    periodic: PeriodicJobs,
+  ) {
+    periodic.register({ name: 'transcripts.readiness', everyMs: READINESS_INTERVAL_MS, run: () => this.closeDue() });
+    periodic.register({ name: 'transcripts.retention', everyMs: RETENTION_INTERVAL_MS, run: () => this.deleteExpired() });
   }
 
   /** Closes every transcript that is due; returns how many `transcript.ready` events were decided. */
