@@ -8,7 +8,8 @@ import { DurableQueue, type DurableJob, type DurableSource } from '../../queue/d
 import { QueueRegistry } from '../../queue/queue-registry';
 import { Metrics } from '../../common/metrics/metrics';
 import { postWebhook, type AttemptResult } from './webhook-sender';
-import { WebhookDeliveriesRepository, type ClaimedDelivery, type DeliveryOutcome } from './webhook-deliveries.repository';
+import { attemptOutcome, earliestRetries } from './delivery-retry-policy';
+import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-deliveries.repository';
 
 export interface DeliveryJob {
   endpointId: string;
@@ -191,28 +192,11 @@ export class CustomerWebhookDelivery implements OnModuleInit {
   /** One statement for the outcomes that came back together; a delivery no longer pending (its endpoint was deleted meanwhile) is left as it is. */
   private async record(attempts: Attempt[]): Promise<void> {
     const schedule = this.config.webhooks.retryScheduleMs;
-    const outcomes = attempts.map(({ endpointId, delivery, result }): DeliveryOutcome & { endpointId: string } => {
-      const attempts = delivery.attempts + 1;
-      const status = result.ok ? 'delivered' : attempts >= delivery.maxAttempts ? 'failed' : 'pending';
-      const waitMs = status === 'pending' ? (schedule[Math.min(attempts, schedule.length) - 1] ?? 0) : null;
-      return {
-        endpointId,
-        id: delivery.id,
-        attempts,
-        status,
-        statusCode: result.statusCode,
-        error: result.ok ? null : result.error,
-        waitMs,
-      };
-    });
+    const outcomes = attempts.map(({ endpointId, delivery, result }) => ({ endpointId, ...attemptOutcome(delivery, result, schedule) }));
     await this.deliveries.record(outcomes);
     for (const o of outcomes) this.metrics.customerDeliveries.inc({ outcome: o.status === 'pending' ? 'retried' : o.status });
     // Each endpoint's earliest retry comes back by itself, not only at the next sweep.
-    const earliestRetry = new Map<string, number>();
-    for (const o of outcomes) {
-      if (o.waitMs !== null) earliestRetry.set(o.endpointId, Math.min(o.waitMs, earliestRetry.get(o.endpointId) ?? Infinity));
-    }
-    for (const [endpointId, waitMs] of earliestRetry) {
+    for (const [endpointId, waitMs] of earliestRetries(outcomes)) {
       await this.enqueue(endpointId, `endpoint.${endpointId}.retry.${Date.now()}`, waitMs);
     }
   }
