@@ -2,18 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
 import { OrganizationVersions } from '../../common/caching/organization-versions.repository';
 import { VersionedCache } from '../../common/caching/versioned-cache';
-import { toPage, type Page } from '../../common/pagination/page';
+import { rawArray, rawObject, withRawMember } from '../../common/json/raw-json';
+import { toPage } from '../../common/pagination/page';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
-import type { ParticipantUsageView } from '../rooms/room.dto';
 import type { HistoryLineView, HistoryQueryDto, RoomUsageView } from './billing.dto';
 import { BillingHistoryRepository, type HistoryLineRow } from './billing-history.repository';
-
-/** Stands in for a room's breakdown until the page is serialized; no field of a history line can contain `@@`. */
-const BREAKDOWN_MARKER = /"@@breakdown:([0-9a-f-]{36})@@"/g;
-const breakdownMarker = (roomId: string) => `@@breakdown:${roomId}@@` as unknown as ParticipantUsageView[];
 
 /** `GET /v1/billing/history`: purchases and calls in one list, newest first, cached per history version. */
 @Injectable()
@@ -66,24 +62,30 @@ export class BillingHistoryService {
     const roomIds = page.items.flatMap((line) => (line.room_id ? [line.room_id] : []));
     const expand = query.expand !== 'none' && roomIds.length > 0;
     const withParticipants = query.expand === 'participants';
-    const rooms = new Map<string, RoomUsageView>(
-      expand
-        ? (await this.history.rooms(organizationId, roomIds, tx)).map((room) => [
-            room.id,
-            withParticipants ? { ...room, participants: breakdownMarker(room.id) } : room,
-          ])
-        : [],
+    const rooms = new Map<string, Omit<RoomUsageView, 'participants'>>(
+      expand ? (await this.history.rooms(organizationId, roomIds, tx)).map((room) => [room.id, room]) : [],
     );
     const breakdowns = expand && withParticipants ? await this.history.breakdowns(organizationId, roomIds, tx) : new Map<string, string>();
-    const json = JSON.stringify({
-      ...page,
-      items: page.items.map((row) => line(row, rooms, query.expand !== 'none')),
-    } satisfies Page<HistoryLineView>);
-    return { version, body: json.replace(BREAKDOWN_MARKER, (_marker, roomId: string) => breakdowns.get(roomId) ?? '[]') };
+    const lines = page.items.map((row) => {
+      const { room, ...rest } = line(row, rooms, query.expand !== 'none');
+      if (room === undefined) return JSON.stringify(rest);
+      const roomJson =
+        room && withParticipants
+          ? withRawMember(JSON.stringify(room), 'participants', breakdowns.get(room.id) ?? '[]')
+          : JSON.stringify(room);
+      return withRawMember(JSON.stringify(rest), 'room', roomJson);
+    });
+    const { items: _items, ...envelope } = page;
+    // The page as JSON.stringify would write it (items first), each room's breakdown as Postgres wrote it.
+    const body = rawObject([
+      ['items', rawArray(lines)],
+      ...Object.entries(envelope).map(([key, value]) => [key, JSON.stringify(value)] as const),
+    ]);
+    return { version, body };
   }
 }
 
-function line(row: HistoryLineRow, rooms: Map<string, RoomUsageView>, expand: boolean): HistoryLineView {
+function line(row: HistoryLineRow, rooms: Map<string, Omit<RoomUsageView, 'participants'>>, expand: boolean): HistoryLineView {
   const base = { kind: row.kind, occurred_at: row.occurred_at, delta_cents: row.delta_cents, currency: row.currency };
   if (row.room_id === null) return { ...base, provider_reference: row.provider_reference };
   return expand ? { ...base, room: rooms.get(row.room_id) ?? null } : base;
