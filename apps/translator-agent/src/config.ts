@@ -7,6 +7,9 @@ import { detectLocalEngines, type LocalEngines, type LocalEnginesResult } from '
 export const STT_PROVIDERS = ['openai', 'deepgram', 'local'] as const;
 export const TRANSLATION_PROVIDERS = ['openai', 'local'] as const;
 export const TTS_PROVIDERS = ['openai', 'elevenlabs', 'local'] as const;
+/** When translated speech starts: while the speaker goes on (stable chunks), or after each utterance. */
+export const TIMINGS = ['simultaneous', 'sentence'] as const;
+export type Timing = (typeof TIMINGS)[number];
 
 export interface SpeechPipelineConfig {
   /** Streaming recognition: OpenAI realtime transcription, Deepgram, or PocketSphinx. */
@@ -20,6 +23,11 @@ export interface SpeechPipelineConfig {
   elevenlabs: { apiKey: string; voiceId: string | undefined; model: string } | null;
   /** The Debian engines, when any stage is local. */
   local: LocalEngines | null;
+  /**
+   * `TRANSLATOR_TIMING`: simultaneous needs a recognizer that gives word times in its partial
+   * hypotheses (PocketSphinx); with a hosted recognizer it is always `sentence`.
+   */
+  timing: Timing;
 }
 
 export interface AgentConfig {
@@ -156,6 +164,7 @@ function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): A
         ? { apiKey: elevenKey, voiceId: nonEmpty(env.ELEVEN_VOICE_ID), model: nonEmpty(env.ELEVEN_MODEL) ?? 'eleven_flash_v2_5' }
         : null,
       local,
+      timing: stages.stt === 'local' ? pick(env, 'TRANSLATOR_TIMING', TIMINGS, 'sentence') : 'sentence',
     },
     statsIntervalMs,
     maxJobs,
@@ -176,5 +185,5 @@ function stageNames(stages: Record<string, string>, provider: string): string {
 /** `stt=local translation=local tts=local`: what `--check` and the start line print. */
 export function describePipeline(p: SpeechPipelineConfig): string {
   const local = p.local ? `; local: en → ${p.local.targets.join(', ')}` : '';
-  return `stt=${p.stt} translation=${p.translation} tts=${p.tts}${local}`;
+  return `stt=${p.stt} translation=${p.translation} tts=${p.tts}${local}; timing=${p.timing}`;
 }

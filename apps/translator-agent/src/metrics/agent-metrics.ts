@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { SpokenChunk } from '../translation/word-lag';
 
 export type Stage = 'recognition' | 'translation' | 'synthesis';
 
@@ -7,6 +8,8 @@ export interface PipelineObserver {
   /** End of an utterance's speech → its first translated audio frame. */
   firstAudio(source: string, target: string, ms: number): void;
   stage(stage: Stage, ms: number): void;
+  /** A chunk of translated speech (a whole utterance in sentence mode) began: its words' start times and its first frame's (word lag). */
+  spokenChunk?(source: string, target: string, chunk: SpokenChunk): void;
   /** An utterance not translated on its own: merged into the one before it, or its speech dropped. */
   utterance(outcome: 'merged' | 'dropped', reason: 'backlog' | 'late' | 'captions_only'): void;
   recognitionRestart(): void;
@@ -26,6 +29,14 @@ export class AgentMetrics implements PipelineObserver {
   readonly firstAudioSeconds = new Histogram({
     name: 'translator_first_audio_seconds',
     help: 'End of an utterance to its first translated audio frame, by direction',
+    labelNames: ['from', 'to'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly wordLagSeconds = new Histogram({
+    name: 'translator_word_lag_seconds',
+    help: "A recognized word's start to the first frame of the translated speech carrying it, by direction",
     labelNames: ['from', 'to'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
@@ -68,6 +79,11 @@ export class AgentMetrics implements PipelineObserver {
 
   firstAudio(source: string, target: string, ms: number): void {
     this.firstAudioSeconds.observe({ from: source, to: target }, ms / 1000);
+  }
+
+  spokenChunk(source: string, target: string, chunk: SpokenChunk): void {
+    for (const start of chunk.wordStarts)
+      this.wordLagSeconds.observe({ from: source, to: target }, Math.max(0, chunk.firstFrameAt - start) / 1000);
   }
 
   stage(stage: Stage, ms: number): void {

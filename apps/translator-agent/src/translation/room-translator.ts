@@ -20,6 +20,7 @@ import type { PipelineObserver } from '../metrics/agent-metrics';
 import { CaptionPublisher } from './captions';
 import type { LatencyTracker } from './latency-tracker';
 import { LanguageOutput } from './language-output';
+import type { ChunkPolicy } from './stable-chunks';
 import {
   SpeakerPipeline,
   type FinalSegment,
@@ -59,6 +60,8 @@ export interface RoomTranslatorOptions {
   observer?: PipelineObserver;
   /** Where each final segment goes, for the room's transcript (the translator-events queue). */
   reporter?: SegmentReporter;
+  /** Simultaneous mode's chunk policy for every speaker; null or absent: sentence mode. */
+  simultaneous?: ChunkPolicy | null;
 }
 
 /** The room's transcript: `TranslatorEventsReporter` in a job. */
@@ -173,6 +176,7 @@ export class RoomTranslator implements TranslationOutputs {
       onError: this.options.onError,
       service,
       observer: this.options.observer,
+      simultaneous: this.options.simultaneous ?? null,
     });
     const audio = (this.options.listenTo ?? trackAudio)(track, OUTPUT_SAMPLE_RATE);
     const done = pipeline.run().catch(this.options.onError);

@@ -80,3 +80,8 @@ export class StableChunker {
     return chunks;
   }
 }
+
+/** The chunk policy a timing setting runs with: none for sentence mode. */
+export function chunkPolicyFor(timing: 'simultaneous' | 'sentence'): ChunkPolicy | null {
+  return timing === 'simultaneous' ? DEFAULT_CHUNK_POLICY : null;
+}

@@ -39,3 +39,21 @@ export function rms(samples: Int16Array): number {
   for (const s of samples) sum += s * s;
   return Math.sqrt(sum / Math.max(1, samples.length));
 }
+
+/** Silence between the clips of the joined turn: shorter than PocketSphinx's 0.5 s end of utterance. */
+export const JOINED_GAP_SECONDS = 0.2;
+
+/** Debian's five LibriVox clips said as one continuous turn, 0.2 s apart: no pause long enough to end an utterance. */
+export function joinedTurn(): PcmAudio {
+  const clips = librivoxClips().map((c) => c.audio);
+  const { sampleRate, channels } = clips[0]!;
+  const gap = new Int16Array(Math.round(JOINED_GAP_SECONDS * sampleRate) * channels);
+  const parts = clips.flatMap((clip, i) => (i === 0 ? [clip.samples] : [gap, clip.samples]));
+  const samples = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    samples.set(part, at);
+    at += part.length;
+  }
+  return { sampleRate, channels, samples };
+}
