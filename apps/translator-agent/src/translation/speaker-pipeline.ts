@@ -573,7 +573,7 @@ export class SpeakerPipeline {
         }
         latency.record(direction, delay);
         observer?.firstAudio(source, target, delay);
-        observer?.spokenChunk?.(source, target, { wordStarts: u.wordStarts, firstFrameAt: this.now() });
+        observer?.spokenChunk?.(source, target, { wordStarts: u.wordStarts, firstFrameAt: this.now(), speechEndAt: u.endOfSpeechAt });
         const at = synthesisStartedAt();
         if (at > 0) observer?.stage('synthesis', performance.now() - at);
       }

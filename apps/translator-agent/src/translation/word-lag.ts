@@ -10,6 +10,8 @@ import { percentile } from '@app/domain/latency-stats';
 export interface SpokenChunk {
   wordStarts: readonly number[];
   firstFrameAt: number;
+  /** Where its last word ended (epoch ms), when known. */
+  speechEndAt?: number;
 }
 
 export interface WordLagSummary {
