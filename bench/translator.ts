@@ -340,8 +340,10 @@ async function main(): Promise<void> {
   const rounds = Number(process.env.BENCH_TRANSLATOR_ROUNDS ?? '5');
   const clips = rounds > 0 ? await perClip(rounds) : [];
   const lagRounds = Number(process.env.BENCH_TRANSLATOR_LAG_ROUNDS ?? '5');
-  const lagInputs = lagRounds > 0 ? await wordLagPerInput(lagRounds) : [];
+  // K streams first (the shorter part); each part's figures go to stderr as soon as it ends.
   const lagStreams = lagRounds > 0 ? [...(await wordLagStreams(1, lagRounds)), ...(await wordLagStreams(capacity, lagRounds))] : [];
+  process.stderr.write(`bench: word lag at 1 and K streams: ${JSON.stringify(lagStreams)}\n`);
+  const lagInputs = lagRounds > 0 ? await wordLagPerInput(lagRounds) : [];
   await dispose();
 
   const out: string[] = [];
