@@ -14,7 +14,7 @@ export interface PipelineObserver {
   utterance(outcome: 'merged' | 'dropped', reason: 'backlog' | 'late' | 'captions_only'): void;
   recognitionRestart(): void;
   /** A provider's error event; a recoverable one is retried by agents-js. */
-  providerError(stage: 'stt' | 'translation' | 'tts', recoverable: boolean): void;
+  providerError(stage: 'stt' | 'translation' | 'tts' | 'realtime', recoverable: boolean): void;
 }
 
 const LATENCY_BUCKETS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 5, 10];
@@ -59,7 +59,7 @@ export class AgentMetrics implements PipelineObserver {
 
   readonly providerErrors = new Counter({
     name: 'translator_provider_errors_total',
-    help: 'Errors reported by a provider, by stage (stt, translation, tts)',
+    help: 'Errors reported by a provider, by stage (stt, translation, tts; realtime: the speech-to-speech session)',
     labelNames: ['stage'] as const,
     registers: [this.registry],
   });
@@ -98,7 +98,7 @@ export class AgentMetrics implements PipelineObserver {
     this.recognitionRestarts.inc();
   }
 
-  providerError(stage: 'stt' | 'translation' | 'tts', recoverable: boolean): void {
+  providerError(stage: 'stt' | 'translation' | 'tts' | 'realtime', recoverable: boolean): void {
     this.providerErrors.inc({ stage });
     if (recoverable) this.providerRetries.inc({ stage });
   }

@@ -114,6 +114,16 @@ export interface SpeakerPipelineOptions {
   simultaneous?: ChunkPolicy | null;
 }
 
+/** What the room runs per speaker track: the composed pipeline below, or a hosted speech-to-speech session. */
+export interface SpeakerStream {
+  pushFrame(frame: AudioFrame): void;
+  /** Runs until `close()`; resolves once what was heard is translated and spoken. */
+  run(): Promise<void>;
+  close(): void;
+  setService(service: StreamService): void;
+  readonly currentService: StreamService;
+}
+
 /**
  * A recognizer that can run at a lower CPU priority (PocketSphinx, a local process): a captions-only
  * stream's recognition then yields the CPU to the streams served in full.
@@ -168,7 +178,7 @@ const MAX_RESTART_DELAY_MS = 10_000;
  * nothing waits for a whole turn. When recognition's stream ends (a provider's session limit,
  * retries spent) it is opened again with backoff while the track is listened to.
  */
-export class SpeakerPipeline {
+export class SpeakerPipeline implements SpeakerStream {
   private readonly engine: stt.STT;
   private speech: stt.SpeechStream | null = null;
   private readonly now: () => number;
