@@ -10,7 +10,7 @@
  * line (and 200 ms of a tone as speech); a quiet chunk after speech moves to the next line.
  */
 import { randomBytes } from 'node:crypto';
-import { WebSocket, WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 
 export interface ScriptLine {
   input: string;

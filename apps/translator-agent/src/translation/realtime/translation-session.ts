@@ -109,7 +109,10 @@ export class TranslationSession {
           case 'error':
             fail(new SessionRefused(`${event.error.code ?? event.error.type}: ${event.error.message}`));
             return;
-          default:
+          case 'session.closed':
+          case 'session.input_transcript.delta':
+          case 'session.output_transcript.delta':
+          case 'session.output_audio.delta':
             return;
         }
       });
