@@ -85,6 +85,12 @@ export default defineAgent({
       observer: metrics,
       reporter,
       simultaneous: chunkPolicyFor(config.pipeline.timing),
+      realtime: config.pipeline.realtime && {
+        baseUrl: config.pipeline.realtime.baseUrl,
+        apiKey: config.pipeline.openai?.apiKey ?? '',
+        model: config.pipeline.realtime.model,
+        inputTranscriptionModel: config.pipeline.realtime.transcriptionModel,
+      },
     });
     translator.listen();
     await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);

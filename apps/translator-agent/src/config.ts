@@ -28,6 +28,11 @@ export interface SpeechPipelineConfig {
    * hypotheses (PocketSphinx); with a hosted recognizer it is always `sentence`.
    */
   timing: Timing;
+  /**
+   * `TRANSLATOR_PIPELINE=openai-realtime`: each speaker goes through OpenAI's realtime translation
+   * session (speech to speech) instead of the three stages; null otherwise.
+   */
+  realtime: { baseUrl: string; model: string; transcriptionModel: string } | null;
 }
 
 export interface AgentConfig {
@@ -52,7 +57,7 @@ export interface AgentConfig {
 
 export type ConfigResult = { ok: true; config: AgentConfig } | { ok: false; problem: string };
 
-const PIPELINES = ['openai', 'local'] as const;
+const PIPELINES = ['openai', 'local', 'openai-realtime'] as const;
 
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
@@ -105,7 +110,9 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv, detect: () => LocalEngin
 
 function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): AgentConfig {
   const openaiKey = nonEmpty(env.OPENAI_API_KEY);
-  const base = pick(env, 'TRANSLATOR_PIPELINE', PIPELINES, openaiKey ? 'openai' : 'local');
+  const pipeline = pick(env, 'TRANSLATOR_PIPELINE', PIPELINES, openaiKey ? 'openai' : 'local');
+  // The realtime session replaces the stages; they stay OpenAI's for what asks them (language support).
+  const base = pipeline === 'openai-realtime' ? 'openai' : pipeline;
   const stages = {
     stt: pick(env, 'TRANSLATOR_STT', STT_PROVIDERS, base),
     translation: pick(env, 'TRANSLATOR_TRANSLATION', TRANSLATION_PROVIDERS, base),
@@ -113,6 +120,9 @@ function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): A
   };
   const uses = (provider: string) => Object.values(stages).includes(provider as never);
 
+  if (pipeline === 'openai-realtime' && !openaiKey) {
+    throw new ConfigProblem("TRANSLATOR_PIPELINE=openai-realtime uses OpenAI's realtime translation: set OPENAI_API_KEY.");
+  }
   if (uses('openai') && !openaiKey) {
     throw new ConfigProblem(
       `the ${stageNames(stages, 'openai')} stage uses OpenAI: set OPENAI_API_KEY (see "Translator agent" in the README).`,
@@ -165,6 +175,14 @@ function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): A
         : null,
       local,
       timing: stages.stt === 'local' ? pick(env, 'TRANSLATOR_TIMING', TIMINGS, 'sentence') : 'sentence',
+      realtime:
+        pipeline === 'openai-realtime'
+          ? {
+              baseUrl: nonEmpty(env.OPENAI_BASE_URL) ?? 'https://api.openai.com/v1',
+              model: nonEmpty(env.TRANSLATOR_REALTIME_MODEL) ?? 'gpt-realtime-translate',
+              transcriptionModel: nonEmpty(env.TRANSLATOR_REALTIME_TRANSCRIPTION_MODEL) ?? 'gpt-realtime-whisper',
+            }
+          : null,
     },
     statsIntervalMs,
     maxJobs,
@@ -185,5 +203,6 @@ function stageNames(stages: Record<string, string>, provider: string): string {
 /** `stt=local translation=local tts=local`: what `--check` and the start line print. */
 export function describePipeline(p: SpeechPipelineConfig): string {
   const local = p.local ? `; local: en → ${p.local.targets.join(', ')}` : '';
+  if (p.realtime) return `realtime translation=${p.realtime.model} (source captions: ${p.realtime.transcriptionModel})`;
   return `stt=${p.stt} translation=${p.translation} tts=${p.tts}${local}; timing=${p.timing}`;
 }

@@ -30,6 +30,9 @@ export interface TranslationSessionEvents {
   closed(expected: boolean): void;
 }
 
+/** A pipeline's sessions: everything but the target language, which is per speaker. */
+export type RealtimeSessionOptions = Omit<TranslationSessionOptions, 'targetLanguage'>;
+
 /** Why a session could not be opened: a refused key, an error before the session was configured, no answer. */
 export class SessionRefused extends Error {}
 
