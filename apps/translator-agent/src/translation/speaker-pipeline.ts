@@ -154,13 +154,16 @@ interface Utterance {
  * Simultaneous speech runs this much faster than the voice's normal rate: eSpeak NG's Spanish at 175
  * words per minute is longer than read English, and a chunk must be spoken before the next is ready.
  */
-const SIMULTANEOUS_SPEED = 1.2;
+const SIMULTANEOUS_SPEED = 1.3;
 /** eSpeak NG stays intelligible up to about 300 words per minute. */
-const MAX_SPEED = 1.7;
+const MAX_SPEED = 1.8;
 
-/** Faster synthesis for speech that starts this far behind its words (simultaneous mode): the backlog does not grow. */
+/**
+ * Faster synthesis for speech that will start this far behind its last word (simultaneous mode): from
+ * 0.8 s behind, 0.1 × faster per 150 ms more, so the backlog does not grow.
+ */
 export function catchUpSpeed(behindMs: number): number {
-  const speed = SIMULTANEOUS_SPEED + Math.max(0, behindMs - 500) / 1000;
+  const speed = SIMULTANEOUS_SPEED + Math.max(0, behindMs - 800) / 1500;
   return Math.min(MAX_SPEED, Math.round(speed * 10) / 10);
 }
 
@@ -213,6 +216,10 @@ export class SpeakerPipeline implements SpeakerStream {
   /** The translated pieces of segments not yet complete (simultaneous mode), joined once the last is done. */
   private readonly translated = new Map<string, { target: string; source: string | null; texts: string[] }>();
   private lastInterim = '';
+  /** Simultaneous mode: when the speech handed to the track so far will have been heard (epoch ms). */
+  private speakingUntil = 0;
+  /** Simultaneous mode: the piece playing while the next is synthesized (one ahead at most). */
+  private playingAhead: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: SpeakerPipelineOptions) {
     this.now = options.now ?? Date.now;
@@ -280,6 +287,7 @@ export class SpeakerPipeline implements SpeakerStream {
       delay = Math.min(delay * 2, MAX_RESTART_DELAY_MS);
     }
     while (this.working) await this.working;
+    await this.playingAhead;
     for (let reporting = this.reporting; ; reporting = this.reporting) {
       await reporting;
       if (reporting === this.reporting) break;
@@ -587,7 +595,9 @@ export class SpeakerPipeline implements SpeakerStream {
         const at = synthesisStartedAt();
         if (at > 0) observer?.stage('synthesis', performance.now() - at);
       }
-      latency.addAudio(direction, audio.frame.samplesPerChannel / audio.frame.sampleRate);
+      const seconds = audio.frame.samplesPerChannel / audio.frame.sampleRate;
+      latency.addAudio(direction, seconds);
+      this.speakingUntil = Math.max(this.speakingUntil, this.now()) + seconds * 1000;
       yield audio.frame;
     }
   }
@@ -605,8 +615,8 @@ export class SpeakerPipeline implements SpeakerStream {
     let pending = '';
     let translated = '';
 
-    // Simultaneous speech that starts behind its words is spoken faster, so the backlog does not grow.
-    const speed = this.chunker ? catchUpSpeed(this.now() - u.endOfSpeechAt) : 1;
+    // Simultaneous speech that will start behind its words (after what the track still has to play) is spoken faster.
+    const speed = this.chunker ? catchUpSpeed(Math.max(this.speakingUntil, this.now()) - u.endOfSpeechAt) : 1;
     const startSpeaking = (to: string): tts.SynthesizeStream | null => {
       source ??= roomLanguages.find((code) => code !== to) ?? null;
       if (!speak) return null;
@@ -666,6 +676,14 @@ export class SpeakerPipeline implements SpeakerStream {
     if (!synthesis) {
       // Beyond the worker's capacity: the translation is a caption, not speech.
       if (text) observer?.utterance('dropped', 'captions_only');
+      return;
+    }
+    if (this.chunker) {
+      // Simultaneous: the next piece is translated and synthesized while this one plays (one ahead at most).
+      const stream = synthesis;
+      const before = this.playingAhead;
+      this.playingAhead = playing.catch((error: unknown) => this.options.onError?.(error)).finally(() => stream.close());
+      await before;
       return;
     }
     await playing;
