@@ -8,8 +8,14 @@
 //    captions (end of speech → final transcript) p95 of all streams, CPU and memory per stream.
 // 2. Per clip, one stream at a time, BENCH_TRANSLATOR_ROUNDS passes (default 5): word error rate and
 //    first audio, as mean and spread (min–max).
+// 3. Word lag (issue 26), sentence against simultaneous mode, BENCH_TRANSLATOR_LAG_ROUNDS passes (default 5):
+//    each clip and the joined turn (the five clips as one 23 s utterance, 0.2 s apart) through translate:file's
+//    code in real time at 1 stream — word lag p50/p95/max over every word of every pass, WER, the end of the
+//    translated speech after the end of the input, chrF of the chunked translation against sentence mode's —
+//    then K parallel streams (RoomTranslator, real AudioSource tracks) each saying the joined turn.
 // Prints markdown tables, then one JSON line (read by bench/run.mjs).
-// Env: BENCH_TRANSLATOR_STREAMS (default 1,2,4,8), BENCH_TRANSLATOR_ROUNDS (default 5; 0 skips the per-clip part),
+// Env: BENCH_TRANSLATOR_STREAMS (default 1,2,4,8; 0 skips the capacity part), BENCH_TRANSLATOR_ROUNDS (default 5; 0
+//      skips the per-clip part), BENCH_TRANSLATOR_LAG_ROUNDS (default 5; 0 skips the word-lag part),
 //      TRANSLATOR_STREAM_CAPACITY (K instead of the calibration).
 import { initializeLogger } from '@livekit/agents';
 import { AudioFrame, dispose, type RemoteTrack } from '@livekit/rtc-node';
@@ -18,7 +24,11 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FakeRoom } from '../apps/translator-agent/test/support/fake-room';
-import { librivoxClips } from '../apps/translator-agent/test/support/local-speech';
+import { joinedTurn, librivoxClips } from '../apps/translator-agent/test/support/local-speech';
+import { chrF } from '../apps/translator-agent/src/tools/chrf';
+import type { PcmAudio } from '../apps/translator-agent/src/tools/wav';
+import { DEFAULT_CHUNK_POLICY, type ChunkPolicy } from '../apps/translator-agent/src/translation/stable-chunks';
+import { summarizeWordLag, type SpokenChunk, type WordLagSummary } from '../apps/translator-agent/src/translation/word-lag';
 import { calibrateStreamCapacity, cpuSeconds } from '../apps/translator-agent/src/capacity/calibration';
 import { LocalAdmission, StreamBudget } from '../apps/translator-agent/src/capacity/stream-budget';
 import { loadAgentConfig } from '../apps/translator-agent/src/config';
@@ -33,6 +43,9 @@ initializeLogger({ pretty: false, level: 'error' });
 
 const FRAME_MS = 10;
 const TARGET_P95_MS = 1500;
+/** Issue 26's targets for simultaneous mode's word lag p95: at 1 stream and at K streams. */
+const LAG_P95_1 = 3000;
+const LAG_P95_K = 3500;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -95,7 +108,13 @@ interface StreamsRow {
   memoryMbPerStream: number;
 }
 
-async function runStreams(n: number, capacity: number, speechOf: (i: number) => AudioFrame[]): Promise<StreamsRow> {
+async function runStreams(
+  n: number,
+  capacity: number,
+  speechOf: (i: number) => AudioFrame[],
+  simultaneous: ChunkPolicy | null = null,
+  spoken: SpokenChunk[] = [],
+): Promise<StreamsRow> {
   const loaded = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local' });
   if (!loaded.ok) throw new Error(loaded.problem);
   const providers = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, () => undefined);
@@ -109,6 +128,7 @@ async function runStreams(n: number, capacity: number, speechOf: (i: number) => 
     utterance: (outcome, reason) => void (reason === 'late' && (droppedLate += 1)),
     recognitionRestart: () => undefined,
     providerError: () => undefined,
+    spokenChunk: (_s, _t, chunk) => void spoken.push(chunk),
   };
   const rssBefore = rssKb();
   let rssPeak = rssBefore;
@@ -127,6 +147,7 @@ async function runStreams(n: number, capacity: number, speechOf: (i: number) => 
       admission,
       observer,
       listenTo: (track: RemoteTrack) => pacedTrack(track.sid === `TR_${i}` ? speechOf(i) : []),
+      simultaneous,
     });
     return { room, translator, i };
   });
@@ -189,6 +210,107 @@ async function perClip(rounds: number) {
 
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
 
+type Timing = 'sentence' | 'simultaneous';
+const TIMINGS: Timing[] = ['sentence', 'simultaneous'];
+const policyOf = (timing: Timing) => (timing === 'simultaneous' ? DEFAULT_CHUNK_POLICY : null);
+
+interface LagRow {
+  input: string;
+  timing: Timing;
+  words: number;
+  wer: number[];
+  lag: WordLagSummary | null;
+  firstAudio: number[];
+  speechEndAfterInput: number[];
+  /** chrF of this pass's translation against sentence mode's in the same pass (simultaneous rows). */
+  chrf: number[];
+  chunks: number[];
+}
+
+/** Each clip and the joined turn, both timings, `rounds` passes at 1 stream in real time. */
+async function wordLagPerInput(rounds: number): Promise<LagRow[]> {
+  const loaded = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local' });
+  if (!loaded.ok) throw new Error(loaded.problem);
+  const providers = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, () => undefined);
+  const clips = librivoxClips();
+  const inputs: { input: string; reference: string; audio: PcmAudio }[] = [
+    ...clips.map((c) => ({ input: c.id.replace(/^.*-/, ''), reference: c.reference, audio: c.audio })),
+    { input: 'joined', reference: clips.map((c) => c.reference).join(' '), audio: joinedTurn() },
+  ];
+  const rows = new Map<string, LagRow & { spoken: SpokenChunk[] }>();
+  await translateFile({ from: 'en', to: 'es', audio: clips[0]!.audio, providers, sampleRate: OUTPUT_SAMPLE_RATE, paced: false }); // warm-up
+  for (let round = 0; round < rounds; round += 1) {
+    for (const { input, reference, audio } of inputs) {
+      const translations = new Map<Timing, string>();
+      for (const timing of TIMINGS) {
+        process.stderr.write(`bench: word lag, pass ${round + 1}/${rounds}, ${input}, ${timing}\n`);
+        const detail = await translateFile({
+          from: 'en',
+          to: 'es',
+          audio,
+          providers,
+          sampleRate: OUTPUT_SAMPLE_RATE,
+          simultaneous: policyOf(timing),
+        });
+        const key = `${input}/${timing}`;
+        const row = rows.get(key) ?? {
+          input,
+          timing,
+          words: reference.split(/\s+/).length,
+          wer: [],
+          lag: null,
+          firstAudio: [],
+          speechEndAfterInput: [],
+          chrf: [],
+          chunks: [],
+          spoken: [],
+        };
+        row.wer.push(wordErrorRate(reference, detail.result.transcript));
+        row.spoken.push(...detail.spoken);
+        if (detail.result.first_audio_ms !== null) row.firstAudio.push(detail.result.first_audio_ms);
+        if (detail.result.speech_end_after_input_ms !== null) row.speechEndAfterInput.push(detail.result.speech_end_after_input_ms);
+        row.chunks.push(detail.result.chunks_spoken);
+        translations.set(timing, detail.result.translation);
+        if (timing === 'simultaneous') row.chrf.push(chrF(translations.get('sentence') ?? '', detail.result.translation));
+        rows.set(key, row);
+      }
+    }
+  }
+  await providers.close?.();
+  return [...rows.values()].map(({ spoken, ...row }) => ({ ...row, lag: summarizeWordLag(spoken) }));
+}
+
+interface StreamsLagRow {
+  n: number;
+  timing: Timing;
+  lag: WordLagSummary | null;
+  droppedLate: number;
+}
+
+/** `n` parallel rooms (all admitted), each speaker saying the joined turn, `rounds` passes per timing. */
+async function wordLagStreams(n: number, rounds: number): Promise<StreamsLagRow[]> {
+  const frames = deliveredFrames(joinedTurn(), OUTPUT_SAMPLE_RATE, FRAME_MS);
+  const speechOf = (i: number) => [...silence(1000 + (i % 8) * 370), ...frames, ...silence(2500)];
+  const rows: StreamsLagRow[] = [];
+  for (const timing of TIMINGS) {
+    const spoken: SpokenChunk[] = [];
+    let droppedLate = 0;
+    for (let round = 0; round < rounds; round += 1) {
+      process.stderr.write(`bench: word lag, ${n} streams, pass ${round + 1}/${rounds}, ${timing}\n`);
+      const row = await runStreams(n, n, speechOf, policyOf(timing), spoken);
+      droppedLate += row.droppedLate;
+    }
+    rows.push({ n, timing, lag: summarizeWordLag(spoken), droppedLate });
+  }
+  return rows;
+}
+
+const lagCell = (lag: WordLagSummary | null) => (lag ? `${lag.p50} / ${lag.p95} / ${lag.max}` : '—');
+const range = (values: number[], digits = 0) =>
+  values.length === 0
+    ? '—'
+    : `${mean(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
+
 async function main(): Promise<void> {
   const loaded = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local' });
   if (!loaded.ok) throw new Error(loaded.problem);
@@ -196,7 +318,7 @@ async function main(): Promise<void> {
   const calibration = Number.isInteger(override) && override > 0 ? null : await calibrateStreamCapacity(loaded.config.pipeline);
   const capacity = calibration?.capacity ?? override;
   const counts = (process.env.BENCH_TRANSLATOR_STREAMS ?? '1,2,4,8').split(',').map(Number);
-  const ns = [...new Set([...counts, capacity])].sort((a, b) => a - b);
+  const ns = counts.includes(0) ? [] : [...new Set([...counts, capacity])].sort((a, b) => a - b);
 
   // Every speaker says the five clips after 1 s of silence (the track is subscribed first), pausing after each
   // as long as it spoke (at least 1.5 s) while the room hears its translation. Speaker i starts at clip i
@@ -217,6 +339,11 @@ async function main(): Promise<void> {
   }
   const rounds = Number(process.env.BENCH_TRANSLATOR_ROUNDS ?? '5');
   const clips = rounds > 0 ? await perClip(rounds) : [];
+  const lagRounds = Number(process.env.BENCH_TRANSLATOR_LAG_ROUNDS ?? '5');
+  // K streams first (the shorter part); each part's figures go to stderr as soon as it ends.
+  const lagStreams = lagRounds > 0 ? [...(await wordLagStreams(1, lagRounds)), ...(await wordLagStreams(capacity, lagRounds))] : [];
+  process.stderr.write(`bench: word lag at 1 and K streams: ${JSON.stringify(lagStreams)}\n`);
+  const lagInputs = lagRounds > 0 ? await wordLagPerInput(lagRounds) : [];
   await dispose();
 
   const out: string[] = [];
@@ -235,8 +362,8 @@ async function main(): Promise<void> {
     ),
     '',
   );
-  const atK = rows.find((r) => r.n === capacity)!;
-  out.push(`admitted streams per worker: ${capacity} (first audio p95 ${atK.firstAudio.p95} ms at ${capacity} streams)`, '');
+  const atK = rows.find((r) => r.n === capacity);
+  if (atK) out.push(`admitted streams per worker: ${capacity} (first audio p95 ${atK.firstAudio.p95} ms at ${capacity} streams)`, '');
   if (clips.length > 0) {
     out.push(
       `| clip | words | WER mean (min–max) over ${rounds} runs | first audio ms mean (min–max) |`,
@@ -249,9 +376,28 @@ async function main(): Promise<void> {
       '',
     );
   }
+  if (lagInputs.length > 0) {
+    out.push(
+      `Word lag (ms, every word of ${lagRounds} passes), 1 stream in real time; WER and chrF as mean (min–max) over the passes:`,
+      '',
+      '| input | timing | words | WER | word lag p50 / p95 / max | chunks spoken | first audio ms | speech ends after input ms | chrF vs sentence |',
+      '|---|---|--:|--:|--:|--:|--:|--:|--:|',
+      ...lagInputs.map(
+        (r) =>
+          `| ${r.input} | ${r.timing} | ${r.words} | ${range(r.wer, 3)} | ${lagCell(r.lag)} | ${range(r.chunks, 1)} | ${range(r.firstAudio)} | ${range(r.speechEndAfterInput)} | ${r.chrf.length > 0 ? range(r.chrf, 1) : '—'} |`,
+      ),
+      '',
+      `| parallel streams (the joined turn each) | timing | word lag p50 / p95 / max | words | speech dropped (late) |`,
+      '|--:|---|--:|--:|--:|',
+      ...lagStreams.map((r) => `| ${r.n} | ${r.timing} | ${lagCell(r.lag)} | ${r.lag?.words ?? 0} | ${r.droppedLate} |`),
+      '',
+    );
+  }
   const beyond = rows.filter((r) => r.n > capacity);
-  const pass = atK.firstAudio.p95 <= TARGET_P95_MS && beyond.every((r) => r.firstAudio.p95 <= TARGET_P95_MS);
-  process.stdout.write(`${out.join('\n')}\n${JSON.stringify({ capacity, pass, rows, clips })}\n`);
+  const pass =
+    (!atK || (atK.firstAudio.p95 <= TARGET_P95_MS && beyond.every((r) => r.firstAudio.p95 <= TARGET_P95_MS))) &&
+    lagStreams.filter((r) => r.timing === 'simultaneous').every((r) => (r.lag?.p95 ?? Infinity) <= (r.n === 1 ? LAG_P95_1 : LAG_P95_K));
+  process.stdout.write(`${out.join('\n')}\n${JSON.stringify({ capacity, pass, rows, clips, lagInputs, lagStreams })}\n`);
 }
 
 main().catch((error: unknown) => {

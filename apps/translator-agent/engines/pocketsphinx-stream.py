@@ -4,7 +4,8 @@ stdin: 16 kHz mono signed 16-bit little-endian PCM, as it arrives.
 stdout: one JSON object per line:
   {"type": "ready"}
   {"type": "start", "at": <seconds of audio>}                        speech began (PocketSphinx's VAD)
-  {"type": "partial", "text": "..."}                                  the hypothesis so far, when it changed
+  {"type": "partial", "text": "...", "at": s, "words": [...]}         the hypothesis so far, every --partial-every
+                                                                      seconds of speech (decoded up to `at`)
   {"type": "final", "text": "...", "start": s, "end": s, "words": [...]}  speech ended (trailing silence)
 Audio positions are seconds since the first byte of stdin. The model paths come from the
 arguments: --hmm DIR --lm FILE --dict FILE.
@@ -88,9 +89,11 @@ def step(decoder, data, consumed, in_utterance, last_partial, last_partial_at, p
         last_partial_at = consumed
         hyp = decoder.hyp()
         text = hyp.hypstr.strip() if hyp else ""
-        if text and text != last_partial:
+        # Also when unchanged: a hypothesis that stays the same while the audio goes on is what makes
+        # its words stable and shows a pause after them (simultaneous translation commits on that).
+        if text:
             last_partial = text
-            emit({"type": "partial", "text": text})
+            emit({"type": "partial", "text": text, "at": round(consumed / RATE, 3), "words": words_of(decoder)})
     elif not speaking and in_utterance:
         finish(decoder)
         in_utterance = False
@@ -98,10 +101,8 @@ def step(decoder, data, consumed, in_utterance, last_partial, last_partial_at, p
     return in_utterance, last_partial, last_partial_at
 
 
-def finish(decoder, emit_empty=True):
-    decoder.end_utt()
-    hyp = decoder.hyp()
-    text = hyp.hypstr.strip() if hyp else ""
+def words_of(decoder):
+    """The best path's words with their times (silences and fillers left out), mid-utterance too."""
     words = []
     for seg in decoder.seg():
         if seg.word.startswith("<") or seg.word.startswith("["):
@@ -112,6 +113,14 @@ def finish(decoder, emit_empty=True):
             "start": round(seg.start_frame / FRAME_RATE, 3),
             "end": round(seg.end_frame / FRAME_RATE, 3),
         })
+    return words
+
+
+def finish(decoder, emit_empty=True):
+    decoder.end_utt()
+    hyp = decoder.hyp()
+    text = hyp.hypstr.strip() if hyp else ""
+    words = words_of(decoder)
     if text or emit_empty:
         emit({
             "type": "final",

@@ -13,6 +13,7 @@ import { LatencyTracker } from './translation/latency-tracker';
 import { createSpeechProviders } from './translation/providers';
 import { refusedReport, roomSupport } from './translation/room-support';
 import { OUTPUT_SAMPLE_RATE, RoomTranslator } from './translation/room-translator';
+import { chunkPolicyFor } from './translation/stable-chunks';
 
 export interface TranslatorJobMetadata {
   roomId: string;
@@ -83,6 +84,13 @@ export default defineAgent({
       admission: channel ?? unlimitedAdmission,
       observer: metrics,
       reporter,
+      simultaneous: chunkPolicyFor(config.pipeline.timing),
+      realtime: config.pipeline.realtime && {
+        baseUrl: config.pipeline.realtime.baseUrl,
+        apiKey: config.pipeline.openai?.apiKey ?? '',
+        model: config.pipeline.realtime.model,
+        inputTranscriptionModel: config.pipeline.realtime.transcriptionModel,
+      },
     });
     translator.listen();
     await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);

@@ -97,3 +97,29 @@ describe('loadAgentConfig', () => {
     expect(mixed.ok && mixed.config.pipeline).toMatchObject({ stt: 'local', translation: 'openai', tts: 'local', local: engines });
   });
 });
+
+describe('TRANSLATOR_TIMING and TRANSLATOR_PIPELINE=openai-realtime', () => {
+  it('simultaneous or sentence timing for the local recognizer; a hosted recognizer is always sentence', () => {
+    const simultaneous = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local', TRANSLATOR_TIMING: 'simultaneous' }, installed);
+    expect(simultaneous.ok && simultaneous.config.pipeline.timing).toBe('simultaneous');
+    const hosted = loadAgentConfig({ OPENAI_API_KEY: 'sk', TRANSLATOR_TIMING: 'simultaneous' }, installed);
+    expect(hosted.ok && hosted.config.pipeline.timing).toBe('sentence');
+    expect(loadAgentConfig({ TRANSLATOR_PIPELINE: 'local', TRANSLATOR_TIMING: 'soon' }, installed)).toEqual({
+      ok: false,
+      problem: 'TRANSLATOR_TIMING must be one of: simultaneous, sentence (got "soon").',
+    });
+  });
+
+  it('the realtime translation session needs the OpenAI key, and says so', () => {
+    expect(loadAgentConfig({ TRANSLATOR_PIPELINE: 'openai-realtime' }, installed)).toEqual({
+      ok: false,
+      problem: expect.stringContaining('TRANSLATOR_PIPELINE=openai-realtime') as string,
+    });
+    const realtime = loadAgentConfig({ TRANSLATOR_PIPELINE: 'openai-realtime', OPENAI_API_KEY: 'sk' }, installed);
+    expect(realtime.ok && realtime.config.pipeline.realtime).toEqual({
+      baseUrl: 'https://api.openai.com/v1',
+      model: 'gpt-realtime-translate',
+      transcriptionModel: 'gpt-realtime-whisper',
+    });
+  });
+});

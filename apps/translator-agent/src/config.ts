@@ -7,6 +7,9 @@ import { detectLocalEngines, type LocalEngines, type LocalEnginesResult } from '
 export const STT_PROVIDERS = ['openai', 'deepgram', 'local'] as const;
 export const TRANSLATION_PROVIDERS = ['openai', 'local'] as const;
 export const TTS_PROVIDERS = ['openai', 'elevenlabs', 'local'] as const;
+/** When translated speech starts: while the speaker goes on (stable chunks), or after each utterance. */
+export const TIMINGS = ['simultaneous', 'sentence'] as const;
+export type Timing = (typeof TIMINGS)[number];
 
 export interface SpeechPipelineConfig {
   /** Streaming recognition: OpenAI realtime transcription, Deepgram, or PocketSphinx. */
@@ -20,6 +23,16 @@ export interface SpeechPipelineConfig {
   elevenlabs: { apiKey: string; voiceId: string | undefined; model: string } | null;
   /** The Debian engines, when any stage is local. */
   local: LocalEngines | null;
+  /**
+   * `TRANSLATOR_TIMING`: simultaneous needs a recognizer that gives word times in its partial
+   * hypotheses (PocketSphinx); with a hosted recognizer it is always `sentence`.
+   */
+  timing: Timing;
+  /**
+   * `TRANSLATOR_PIPELINE=openai-realtime`: each speaker goes through OpenAI's realtime translation
+   * session (speech to speech) instead of the three stages; null otherwise.
+   */
+  realtime: { baseUrl: string; model: string; transcriptionModel: string } | null;
 }
 
 export interface AgentConfig {
@@ -46,7 +59,7 @@ export interface AgentConfig {
 
 export type ConfigResult = { ok: true; config: AgentConfig } | { ok: false; problem: string };
 
-const PIPELINES = ['openai', 'local'] as const;
+const PIPELINES = ['openai', 'local', 'openai-realtime'] as const;
 
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
@@ -99,7 +112,9 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv, detect: () => LocalEngin
 
 function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): AgentConfig {
   const openaiKey = nonEmpty(env.OPENAI_API_KEY);
-  const base = pick(env, 'TRANSLATOR_PIPELINE', PIPELINES, openaiKey ? 'openai' : 'local');
+  const pipeline = pick(env, 'TRANSLATOR_PIPELINE', PIPELINES, openaiKey ? 'openai' : 'local');
+  // The realtime session replaces the stages; they stay OpenAI's for what asks them (language support).
+  const base = pipeline === 'openai-realtime' ? 'openai' : pipeline;
   const stages = {
     stt: pick(env, 'TRANSLATOR_STT', STT_PROVIDERS, base),
     translation: pick(env, 'TRANSLATOR_TRANSLATION', TRANSLATION_PROVIDERS, base),
@@ -107,6 +122,9 @@ function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): A
   };
   const uses = (provider: string) => Object.values(stages).includes(provider as never);
 
+  if (pipeline === 'openai-realtime' && !openaiKey) {
+    throw new ConfigProblem("TRANSLATOR_PIPELINE=openai-realtime uses OpenAI's realtime translation: set OPENAI_API_KEY.");
+  }
   if (uses('openai') && !openaiKey) {
     throw new ConfigProblem(
       `the ${stageNames(stages, 'openai')} stage uses OpenAI: set OPENAI_API_KEY (see "Translator agent" in the README).`,
@@ -160,6 +178,15 @@ function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): A
         ? { apiKey: elevenKey, voiceId: nonEmpty(env.ELEVEN_VOICE_ID), model: nonEmpty(env.ELEVEN_MODEL) ?? 'eleven_flash_v2_5' }
         : null,
       local,
+      timing: stages.stt === 'local' ? pick(env, 'TRANSLATOR_TIMING', TIMINGS, 'sentence') : 'sentence',
+      realtime:
+        pipeline === 'openai-realtime'
+          ? {
+              baseUrl: nonEmpty(env.OPENAI_BASE_URL) ?? 'https://api.openai.com/v1',
+              model: nonEmpty(env.TRANSLATOR_REALTIME_MODEL) ?? 'gpt-realtime-translate',
+              transcriptionModel: nonEmpty(env.TRANSLATOR_REALTIME_TRANSCRIPTION_MODEL) ?? 'gpt-realtime-whisper',
+            }
+          : null,
     },
     statsIntervalMs,
     maxJobs,
@@ -181,5 +208,6 @@ function stageNames(stages: Record<string, string>, provider: string): string {
 /** `stt=local translation=local tts=local`: what `--check` and the start line print. */
 export function describePipeline(p: SpeechPipelineConfig): string {
   const local = p.local ? `; local: en → ${p.local.targets.join(', ')}` : '';
-  return `stt=${p.stt} translation=${p.translation} tts=${p.tts}${local}`;
+  if (p.realtime) return `realtime translation=${p.realtime.model} (source captions: ${p.realtime.transcriptionModel})`;
+  return `stt=${p.stt} translation=${p.translation} tts=${p.tts}${local}; timing=${p.timing}`;
 }

@@ -34,8 +34,9 @@ export class ApertiumTranslator implements TextTranslator {
     // A rule-based engine needs no earlier segments, and cannot name a language it was not told.
     if (request.task.kind !== 'fixed') return;
     const direction = `${request.task.source}>${request.task.target}`;
-    // Apertium is case-sensitive: a lowercase "i" would come back untranslated.
-    const input = request.task.source === 'en' ? restoreCasing(request.text) : request.text;
+    // Apertium is case-sensitive: a lowercase "i" would come back untranslated. Sentence starts are the
+    // recognizer's to case: a chunk from the middle of a sentence (simultaneous mode) stays lowercase.
+    const input = request.task.source === 'en' ? restoreCasing(request.text, false) : request.text;
     const text = await this.pipe(direction).translate(input);
     if (text) yield text;
   }

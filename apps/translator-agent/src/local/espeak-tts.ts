@@ -6,6 +6,8 @@ import { ownFrame } from '../translation/frames';
 /** eSpeak NG writes 22.05 kHz mono 16-bit WAV, with a 44-byte header. */
 const ESPEAK_RATE = 22_050;
 const WAV_HEADER = 44;
+/** eSpeak NG's default speaking rate, words per minute. */
+const ESPEAK_WPM = 175;
 
 /**
  * Speech synthesis with eSpeak NG, as the framework's TTS: one short-lived process per sentence
@@ -19,6 +21,8 @@ export class EspeakTTS extends tts.TTS {
     readonly voice: string,
     sampleRate: number,
     private readonly command = 'espeak-ng',
+    /** Times eSpeak NG's normal rate (175 words per minute). */
+    readonly speed = 1,
   ) {
     super(sampleRate, 1, { streaming: false });
   }
@@ -47,7 +51,9 @@ class EspeakStream extends tts.ChunkedStream {
 
   protected async run(): Promise<void> {
     const requestId = `espeak-${Date.now().toString(36)}`;
-    const child = spawn(this.command, ['-v', this.engine.voice, '--stdout'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(this.command, ['-v', this.engine.voice, '-s', String(Math.round(ESPEAK_WPM * this.engine.speed)), '--stdout'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     const onAbort = () => child.kill();
     this.abortSignal.addEventListener('abort', onAbort);
     const exited = new Promise<number | null>((resolve, reject) => {

@@ -1,12 +1,11 @@
 import { APIConnectionError, stt, voice, type APIConnectOptions } from '@livekit/agents';
-import { AudioResampler } from '@livekit/rtc-node';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { restoreCasing } from '../translation/casing';
-import { ownFrame } from '../translation/frames';
 import type { LocalEngines } from './local-engines';
+import { SincResampler } from './sinc-resampler';
 
 /** Niceness of a background recognizer: under contention it gets ~1/70 of the CPU a normal one gets. */
 const BACKGROUND_NICENESS = 19;
@@ -17,14 +16,21 @@ export const RECOGNIZER_RATE = 16_000;
 type RecognizerLine =
   | { type: 'ready' }
   | { type: 'start'; at: number }
-  | { type: 'partial'; text: string }
-  | { type: 'final'; text: string; start: number | null; end: number | null; words: { word: string; start: number; end: number }[] };
+  | { type: 'partial'; text: string; at: number; words: RecognizedWord[] }
+  | { type: 'final'; text: string; start: number | null; end: number | null; words: RecognizedWord[] };
+
+interface RecognizedWord {
+  word: string;
+  start: number;
+  end: number;
+}
 
 /**
  * English speech recognition with PocketSphinx, as the framework's streaming STT. One long-lived
  * recognizer process per stream (`engines/pocketsphinx-stream.py`): audio goes in as it arrives,
  * PocketSphinx's own voice activity detection cuts utterances, partial hypotheses come out as
- * interim transcripts and each utterance as END_OF_SPEECH then its final transcript.
+ * interim transcripts (every 0.3 s of speech, with word times, `endTime` where decoding stands) and
+ * each utterance as END_OF_SPEECH then its final transcript.
  */
 export class PocketSphinxSTT extends stt.STT {
   label = 'pocketsphinx';
@@ -57,8 +63,8 @@ class PocketSphinxStream extends stt.SpeechStream {
     private readonly background: boolean,
     connOptions?: APIConnectOptions,
   ) {
-    // Resampled here, not by the framework: its resampler's output frames are views that the next
-    // push may overwrite, and frames wait in the input queue while the recognizer catches up.
+    // Resampled here, deterministically (SincResampler), not by the framework: rtc-node's resampler
+    // dithers, and the same recording must give the same words.
     super(engine, undefined, connOptions);
   }
 
@@ -88,7 +94,7 @@ class PocketSphinxStream extends stt.SpeechStream {
         if (line.trim()) this.onLine(JSON.parse(line) as RecognizerLine);
       }
     })();
-    let resampler: AudioResampler | null = null;
+    let resampler: SincResampler | null = null;
     let rate = 0;
     try {
       for await (const item of this.input) {
@@ -96,13 +102,14 @@ class PocketSphinxStream extends stt.SpeechStream {
         if (child.exitCode !== null) break;
         if (item.sampleRate !== rate) {
           rate = item.sampleRate;
-          resampler = rate === RECOGNIZER_RATE ? null : new AudioResampler(rate, RECOGNIZER_RATE, 1);
+          resampler = rate === RECOGNIZER_RATE ? null : new SincResampler(rate, RECOGNIZER_RATE);
         }
-        for (const frame of resampler ? resampler.push(ownFrame(item)) : [item]) {
-          // Copied at once: the pipe may hold the chunk after the frame's memory is reused.
-          const bytes = Buffer.from(new Uint8Array(frame.data.buffer, frame.data.byteOffset, frame.data.byteLength));
-          if (!child.stdin.write(bytes)) await Promise.race([once(child.stdin, 'drain'), exited]);
-        }
+        const samples = item.data.subarray(0, item.samplesPerChannel * item.channels);
+        const input = item.channels === 1 ? samples : mono(samples, item.channels);
+        const pcm = resampler ? resampler.push(input) : input;
+        // Copied at once: the pipe may hold the chunk after the frame's memory is reused.
+        const bytes = Buffer.from(new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+        if (!child.stdin.write(bytes)) await Promise.race([once(child.stdin, 'drain'), exited]);
       }
       child.stdin.end();
       await reading;
@@ -124,15 +131,19 @@ class PocketSphinxStream extends stt.SpeechStream {
       case 'start':
         this.queue.put({ type: stt.SpeechEventType.START_OF_SPEECH });
         return;
-      case 'partial':
-        this.queue.put({ type: stt.SpeechEventType.INTERIM_TRANSCRIPT, alternatives: [this.speech(line.text, 0, 0, 0.5)] });
+      case 'partial': {
+        const offset = this.startTimeOffset;
+        const data = this.speech(line.text, (line.words[0]?.start ?? line.at) + offset, line.at + offset, 0.5);
+        data.words = this.timed(line.words, offset);
+        this.queue.put({ type: stt.SpeechEventType.INTERIM_TRANSCRIPT, alternatives: [data] });
         return;
+      }
       case 'final': {
         this.queue.put({ type: stt.SpeechEventType.END_OF_SPEECH, speechEndTime: line.end ?? undefined });
         if (!line.text) return;
         const offset = this.startTimeOffset;
         const data = this.speech(line.text, (line.start ?? 0) + offset, (line.end ?? 0) + offset, 1);
-        data.words = line.words.map((w) => voice.createTimedString({ text: w.word, startTime: w.start + offset, endTime: w.end + offset }));
+        data.words = this.timed(line.words, offset);
         this.queue.put({ type: stt.SpeechEventType.FINAL_TRANSCRIPT, alternatives: [data] });
         return;
       }
@@ -141,8 +152,23 @@ class PocketSphinxStream extends stt.SpeechStream {
     }
   }
 
+  private timed(words: RecognizedWord[], offset: number): voice.TimedString[] {
+    return words.map((w) => voice.createTimedString({ text: w.word, startTime: w.start + offset, endTime: w.end + offset }));
+  }
+
   private speech(text: string, startTime: number, endTime: number, confidence: number): stt.SpeechData {
     // PocketSphinx writes lowercase: captions and translation get "I" and sentence starts back.
     return { text: restoreCasing(text), language: 'en' as stt.SpeechData['language'], startTime, endTime, confidence };
   }
+}
+
+/** Interleaved channels averaged into one. */
+function mono(samples: Int16Array, channels: number): Int16Array {
+  const out = new Int16Array(samples.length / channels);
+  for (let i = 0; i < out.length; i += 1) {
+    let sum = 0;
+    for (let c = 0; c < channels; c += 1) sum += samples[i * channels + c]!;
+    out[i] = Math.round(sum / channels);
+  }
+  return out;
 }

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { SpokenChunk } from '../translation/word-lag';
 
 export type Stage = 'recognition' | 'translation' | 'synthesis';
 
@@ -7,11 +8,13 @@ export interface PipelineObserver {
   /** End of an utterance's speech → its first translated audio frame. */
   firstAudio(source: string, target: string, ms: number): void;
   stage(stage: Stage, ms: number): void;
+  /** A chunk of translated speech (a whole utterance in sentence mode) began: its words' start times and its first frame's (word lag). */
+  spokenChunk?(source: string, target: string, chunk: SpokenChunk): void;
   /** An utterance not translated on its own: merged into the one before it, or its speech dropped. */
   utterance(outcome: 'merged' | 'dropped', reason: 'backlog' | 'late' | 'captions_only'): void;
   recognitionRestart(): void;
   /** A provider's error event; a recoverable one is retried by agents-js. */
-  providerError(stage: 'stt' | 'translation' | 'tts', recoverable: boolean): void;
+  providerError(stage: 'stt' | 'translation' | 'tts' | 'realtime', recoverable: boolean): void;
 }
 
 const LATENCY_BUCKETS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 5, 10];
@@ -26,6 +29,14 @@ export class AgentMetrics implements PipelineObserver {
   readonly firstAudioSeconds = new Histogram({
     name: 'translator_first_audio_seconds',
     help: 'End of an utterance to its first translated audio frame, by direction',
+    labelNames: ['from', 'to'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  readonly wordLagSeconds = new Histogram({
+    name: 'translator_word_lag_seconds',
+    help: "A recognized word's start to the first frame of the translated speech carrying it, by direction",
     labelNames: ['from', 'to'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
@@ -48,7 +59,7 @@ export class AgentMetrics implements PipelineObserver {
 
   readonly providerErrors = new Counter({
     name: 'translator_provider_errors_total',
-    help: 'Errors reported by a provider, by stage (stt, translation, tts)',
+    help: 'Errors reported by a provider, by stage (stt, translation, tts; realtime: the speech-to-speech session)',
     labelNames: ['stage'] as const,
     registers: [this.registry],
   });
@@ -70,6 +81,11 @@ export class AgentMetrics implements PipelineObserver {
     this.firstAudioSeconds.observe({ from: source, to: target }, ms / 1000);
   }
 
+  spokenChunk(source: string, target: string, chunk: SpokenChunk): void {
+    for (const start of chunk.wordStarts)
+      this.wordLagSeconds.observe({ from: source, to: target }, Math.max(0, chunk.firstFrameAt - start) / 1000);
+  }
+
   stage(stage: Stage, ms: number): void {
     this.stageSeconds.observe({ stage }, Math.max(0, ms) / 1000);
   }
@@ -82,7 +98,7 @@ export class AgentMetrics implements PipelineObserver {
     this.recognitionRestarts.inc();
   }
 
-  providerError(stage: 'stt' | 'translation' | 'tts', recoverable: boolean): void {
+  providerError(stage: 'stt' | 'translation' | 'tts' | 'realtime', recoverable: boolean): void {
     this.providerErrors.inc({ stage });
     if (recoverable) this.providerRetries.inc({ stage });
   }

@@ -1,5 +1,5 @@
 import { AudioByteStream } from '@livekit/agents';
-import { AudioFrame, AudioResampler } from '@livekit/rtc-node';
+import { AudioFrame } from '@livekit/rtc-node';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ownFrame } from '../translation/frames';
@@ -13,7 +13,11 @@ import {
   type TranslationOutputs,
   type TranslationSegment,
 } from '../translation/speaker-pipeline';
+import { SincResampler } from '../local/sinc-resampler';
 import type { PipelineObserver } from '../metrics/agent-metrics';
+import type { ChunkPolicy } from '../translation/stable-chunks';
+import { summarizeWordLag, type SpokenChunk, type WordLagSummary } from '../translation/word-lag';
+import { RealTimeSink } from './real-time-sink';
 import type { PcmAudio } from './wav';
 
 export interface FileTranslationOptions {
@@ -45,6 +49,8 @@ export interface FileTranslationOptions {
   segmentPrefix?: string;
   /** Each final segment with its translation (or none), in spoken order: a room's transcript (`--room`). */
   report?: (segment: FinalSegment) => Promise<void>;
+  /** Simultaneous mode's chunk policy; null or absent: sentence mode. */
+  simultaneous?: ChunkPolicy | null;
 }
 
 export interface FileTranslation {
@@ -52,8 +58,20 @@ export interface FileTranslation {
   translation: string;
   input_seconds: number;
   output_seconds: number;
-  /** End of the first utterance's speech in the input → its first translated audio frame, or null when nothing was said. */
+  /**
+   * End of the first utterance's speech in the input → its first translated audio frame, or null when
+   * nothing was said. Simultaneous mode: end of the first chunk's speech → its first frame.
+   */
   first_audio_ms: number | null;
+  /**
+   * Each recognized word's start → the first frame of the translated speech carrying it, over all
+   * spoken words; null when nothing was spoken or the input was not fed in real time (`paced: false`).
+   */
+  word_lag_ms: Omit<WordLagSummary, 'words'> | null;
+  /** Pieces of translated speech: utterances in sentence mode, chunks in simultaneous mode. */
+  chunks_spoken: number;
+  /** The end of the input → the end of the translated speech as played out in real time; null unpaced. */
+  speech_end_after_input_ms: number | null;
 }
 
 export interface FileTranslationDetail {
@@ -69,6 +87,10 @@ export interface FileTranslationDetail {
   segments: FinalSegment[];
   /** Wall-clock marks of the first utterance (performance.now() ms), for the benchmark's breakdown. */
   firstUtterance: { speechEndAt: number; finalAt: number; firstAudioAt: number } | null;
+  /** Each piece of translated speech as it began, with its words' start times (epoch ms). */
+  spoken: SpokenChunk[];
+  /** The order things happened in: `final:<segment id>` for a final transcript, `spoken` for a piece's first frame. */
+  events: string[];
 }
 
 /** The speaker's audio as LiveKit would deliver it: mono, resampled to `sampleRate`, in `frameMs` frames. */
@@ -81,14 +103,10 @@ export function deliveredFrames(audio: PcmAudio, sampleRate: number, frameMs = 1
     for (let c = 0; c < channels; c += 1) sum += audio.samples[i * channels + c]!;
     mono[i] = Math.round(sum / channels);
   }
-  const source = new AudioFrame(mono, audio.sampleRate, 1, count);
-  const resampled =
-    audio.sampleRate === sampleRate
-      ? [source]
-      : (() => {
-          const resampler = new AudioResampler(audio.sampleRate, sampleRate, 1);
-          return [...resampler.push(source), ...resampler.flush()];
-        })();
+  // Deterministic (no dither): the same file gives the same frames, run after run.
+  const resampler = audio.sampleRate === sampleRate ? null : new SincResampler(audio.sampleRate, sampleRate);
+  const pcm = resampler ? Int16Array.from([...resampler.push(mono), ...resampler.flush()]) : mono;
+  const resampled = [new AudioFrame(pcm, sampleRate, 1, pcm.length)];
   const chunker = new AudioByteStream(sampleRate, 1, (sampleRate * frameMs) / 1000);
   const frames = resampled.flatMap((f) =>
     chunker.write(Uint8Array.from(new Uint8Array(f.data.buffer, f.data.byteOffset, f.data.byteLength)).buffer),
@@ -110,19 +128,42 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
   const frameRates = new Set<number>();
   let firstAudioAt: number | null = null;
   let firstFinalAt: number | null = null;
+  const spoken: SpokenChunk[] = [];
+  let firstPieceMs: number | undefined;
+  const events: string[] = [];
+  const paced = options.paced !== false;
   const output = new LanguageOutput();
-  output.setSink({
-    sampleRate,
-    captureFrame: async (frame) => {
-      firstAudioAt ??= performance.now();
-      frameRates.add(frame.sampleRate);
-      captured.push(frame.data.slice(0, frame.samplesPerChannel));
+  const capture = (frame: AudioFrame) => {
+    firstAudioAt ??= performance.now();
+    frameRates.add(frame.sampleRate);
+    captured.push(frame.data.slice(0, frame.samplesPerChannel));
+  };
+  // Paced, the track plays in real time (a backlog of speech shows); unpaced, as fast as produced.
+  const sink = paced ? new RealTimeSink(sampleRate, capture) : null;
+  output.setSink(sink ?? { sampleRate, captureFrame: async (frame) => capture(frame) });
+  const observer: PipelineObserver | undefined = options.observer;
+  const watching: PipelineObserver = {
+    firstAudio: (source, target, ms) => {
+      firstPieceMs ??= Math.round(ms);
+      observer?.firstAudio(source, target, ms);
     },
-  });
+    stage: (stage, ms) => observer?.stage(stage, ms),
+    utterance: (outcome, reason) => observer?.utterance(outcome, reason),
+    recognitionRestart: () => observer?.recognitionRestart(),
+    providerError: (stage, recoverable) => observer?.providerError(stage, recoverable),
+    spokenChunk: (source, target, chunk) => {
+      spoken.push(chunk);
+      events.push('spoken');
+      observer?.spokenChunk?.(source, target, chunk);
+    },
+  };
   const outputs: TranslationOutputs = {
     transcript: async (s) => {
       transcripts.push(s);
-      if (s.final) firstFinalAt ??= performance.now();
+      if (s.final) {
+        firstFinalAt ??= performance.now();
+        events.push(`final:${s.segmentId}`);
+      }
       await options.captions?.transcript(s);
     },
     translation: async (s) => {
@@ -144,7 +185,8 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
     outputs,
     latency: new LatencyTracker(),
     onError: options.onError,
-    observer: options.observer,
+    observer: watching,
+    simultaneous: options.simultaneous ?? null,
   });
   const running = pipeline.run();
 
@@ -154,8 +196,10 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
   const lead = silence(options.leadingSilenceMs ?? 1000);
   const frames = [...lead, ...deliveredFrames(options.audio, sampleRate, frameMs), ...silence(options.trailingSilenceMs ?? 1500)];
   const startedAt = performance.now();
+  const inputEndsAt =
+    Date.now() + (lead.length * frameMs + (options.audio.samples.length / options.audio.channels / options.audio.sampleRate) * 1000);
   for (let i = 0; i < frames.length; i += 1) {
-    if (options.paced !== false) {
+    if (paced) {
       const due = startedAt + i * frameMs;
       const wait = due - performance.now();
       if (wait > 1) await sleep(wait);
@@ -181,10 +225,18 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
   return {
     result: {
       transcript: finals.map((t) => t.text).join(' '),
-      translation: translations.map((t) => t.text).join(' '),
+      // A segment's translation caption grows chunk by chunk (simultaneous mode): its last text is the whole.
+      translation: [...new Map(translations.map((t) => [t.segmentId, t.text])).values()].join(' '),
       input_seconds: round(options.audio.samples.length / options.audio.channels / options.audio.sampleRate),
       output_seconds: round(outputSamples / sampleRate),
-      first_audio_ms: firstUtterance ? Math.round(firstUtterance.firstAudioAt - firstUtterance.speechEndAt) : null,
+      first_audio_ms: options.simultaneous
+        ? (firstPieceMs ?? null)
+        : firstUtterance
+          ? Math.round(firstUtterance.firstAudioAt - firstUtterance.speechEndAt)
+          : null,
+      word_lag_ms: paced ? lagOf(spoken) : null,
+      chunks_spoken: spoken.length,
+      speech_end_after_input_ms: sink && sink.endsAt > 0 ? Math.round(sink.endsAt - inputEndsAt) : null,
     },
     audio,
     sampleRate,
@@ -193,7 +245,14 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
     translations,
     segments,
     firstUtterance,
+    spoken,
+    events,
   };
+}
+
+function lagOf(spoken: SpokenChunk[]): FileTranslation['word_lag_ms'] {
+  const summary = summarizeWordLag(spoken);
+  return summary ? { p50: summary.p50, p95: summary.p95, max: summary.max } : null;
 }
 
 function round(seconds: number): number {

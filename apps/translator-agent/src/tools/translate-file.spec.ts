@@ -47,7 +47,16 @@ describe('npm run -s translate:file', () => {
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
     const result = JSON.parse(lines[0]!) as Record<string, unknown>;
-    expect(Object.keys(result).sort()).toEqual(['first_audio_ms', 'input_seconds', 'output_seconds', 'transcript', 'translation']);
+    expect(Object.keys(result).sort()).toEqual([
+      'chunks_spoken',
+      'first_audio_ms',
+      'input_seconds',
+      'output_seconds',
+      'speech_end_after_input_ms',
+      'transcript',
+      'translation',
+      'word_lag_ms',
+    ]);
     expect(wordErrorRate('he was not an ill disposed young man', String(result.transcript))).toBeLessThanOrEqual(0.4);
     expect(result.translation).toMatch(/hombre joven/i);
     expect(result.input_seconds).toBeCloseTo(2.99, 2);
@@ -59,6 +68,11 @@ describe('npm run -s translate:file', () => {
     // (a consistency bound, not a speed target: latency is measured by npm run bench).
     expect(Number(result.first_audio_ms)).toBeGreaterThan(0);
     expect(Number(result.first_audio_ms)).toBeLessThan(Date.now() - started);
+    // Every word waits at least for the end of its own utterance: the lags are ordered, positive, within the run.
+    const lag = result.word_lag_ms as { p50: number; p95: number; max: number };
+    expect(Object.keys(lag).sort()).toEqual(['max', 'p50', 'p95']);
+    expect(0 < lag.p50 && lag.p50 <= lag.p95 && lag.p95 <= lag.max && lag.max < Date.now() - started).toBe(true);
+    expect(Number(result.chunks_spoken)).toBeGreaterThanOrEqual(1);
   }, 90_000);
 
   it("--room: the final segments go into that room's transcript as segment jobs on the translator-events queue", async () => {

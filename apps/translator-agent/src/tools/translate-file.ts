@@ -14,15 +14,18 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import IORedis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { describePipeline, loadAgentConfig } from '../config';
+import { describePipeline, loadAgentConfig, TIMINGS } from '../config';
 import { TranslatorEventsReporter } from '../events/translator-events';
 import { createSpeechProviders } from '../translation/providers';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
+import { chunkPolicyFor } from '../translation/stable-chunks';
 import { translateFile } from './file-translation';
 import { encodeWav, parseWav } from './wav';
 
 const USAGE = [
-  'usage: npm run -s translate:file -- --from en --to es --in speech.wav [--out translated.wav] [--room <room_id> [--identity alice]]',
+  'usage: npm run -s translate:file -- --from en --to es --in speech.wav [--out translated.wav] [--timing simultaneous|sentence] [--room <room_id> [--identity alice]]',
+  '  --timing <timing>       simultaneous: speak stable chunks while the speaker goes on; sentence: each utterance once it ended',
+  '                          (default TRANSLATOR_TIMING; simultaneous needs the local recognizer)',
   "  --room <room_id>        also add the final segments to that room's transcript (GET /v1/rooms/<room_id>/transcript),",
   '                          through the translator-events queue on REDIS_URL (prefix QUEUE_PREFIX), as the live translator does',
   '  --identity <name>       the speaker the segments are attributed to (default: file)',
@@ -47,6 +50,7 @@ async function main(): Promise<void> {
         room: { type: 'string' },
         identity: { type: 'string' },
         'livekit-room': { type: 'string' },
+        timing: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -64,7 +68,9 @@ async function main(): Promise<void> {
   if (args.room === '' || ((args.identity !== undefined || args['livekit-room'] !== undefined) && !args.room)) {
     fail(`--identity and --livekit-room go with --room <room_id>\n${USAGE}`, 2);
   }
-  const loaded = loadAgentConfig(process.env);
+  if (args.timing !== undefined && !(TIMINGS as readonly string[]).includes(args.timing))
+    fail(`--timing must be one of: ${TIMINGS.join(', ')}\n${USAGE}`, 2);
+  const loaded = loadAgentConfig(args.timing ? { ...process.env, TRANSLATOR_TIMING: args.timing } : process.env);
   if (!loaded.ok) fail(loaded.problem);
   const providers = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, (stage, error) =>
     process.stderr.write(`translate:file: ${stage} error: ${String((error as Error)?.message ?? error)}\n`),
@@ -94,6 +100,7 @@ async function main(): Promise<void> {
       audio,
       providers,
       sampleRate: OUTPUT_SAMPLE_RATE,
+      simultaneous: chunkPolicyFor(loaded.config.pipeline.timing),
       ...(reporter
         ? {
             identity: args.identity ?? 'file',

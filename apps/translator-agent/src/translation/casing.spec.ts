@@ -1,4 +1,4 @@
-import { restoreCasing } from './casing';
+import { matchLeadingCase, restoreCasing } from './casing';
 
 describe('restoreCasing', () => {
   it.each([
@@ -16,4 +16,16 @@ describe('restoreCasing', () => {
   ])('%j → %j', (input, expected) => {
     expect(restoreCasing(input)).toBe(expected);
   });
+});
+
+it('a chunk from the middle of a sentence keeps its first word lowercase, and still gets its "I"', () => {
+  expect(restoreCasing('rather selfish i think', false)).toBe('rather selfish I think');
+  expect(restoreCasing('i think', false)).toBe('I think');
+});
+
+it('a translation of a chunk from the middle of a sentence starts lowercase, as its source does', () => {
+  expect(matchLeadingCase('and then at leisure', 'Y entonces en ocio')).toBe('y entonces en ocio');
+  expect(matchLeadingCase('And then', 'Y entonces')).toBe('Y entonces');
+  // An acronym or a name stays as it is.
+  expect(matchLeadingCase('usa is', 'EEUU es')).toBe('EEUU es');
 });

@@ -79,7 +79,7 @@ export function createSpeechProviders(
       break;
   }
 
-  const makeTts = (language: string): tts.TTS => {
+  const makeTts = (language: string, speed: number): tts.TTS => {
     switch (config.tts) {
       case 'openai': {
         const c = requireConfig(config.openai, 'OpenAI');
@@ -95,7 +95,7 @@ export function createSpeechProviders(
         });
       }
       case 'local':
-        return sentences(wrapTts(new EspeakTTS(language, outputSampleRate)));
+        return sentences(wrapTts(new EspeakTTS(language, outputSampleRate, undefined, speed)));
     }
   };
 
@@ -108,12 +108,15 @@ export function createSpeechProviders(
     label: `stt=${config.stt} translation=${config.translation} tts=${config.tts}`,
     stt: (languages) => makeStt(languages),
     translator,
-    tts: (language) => {
-      let engine = ttsByLanguage.get(language);
+    tts: (language, speed = 1) => {
+      // Only the local voice speeds up; a hosted one is asked at its normal rate.
+      const rate = config.tts === 'local' ? speed : 1;
+      const key = `${language}@${rate}`;
+      let engine = ttsByLanguage.get(key);
       if (!engine) {
-        engine = makeTts(language);
+        engine = makeTts(language, rate);
         engine.on('error', (error) => onError('tts', error.error, error.recoverable));
-        ttsByLanguage.set(language, engine);
+        ttsByLanguage.set(key, engine);
       }
       return engine;
     },

@@ -20,8 +20,12 @@ import type { PipelineObserver } from '../metrics/agent-metrics';
 import { CaptionPublisher } from './captions';
 import type { LatencyTracker } from './latency-tracker';
 import { LanguageOutput } from './language-output';
+import { RealtimeSpeakerPipeline } from './realtime/realtime-speaker-pipeline';
+import type { RealtimeSessionOptions } from './realtime/translation-session';
+import type { ChunkPolicy } from './stable-chunks';
 import {
   SpeakerPipeline,
+  type SpeakerStream,
   type FinalSegment,
   type SpeechProviders,
   type TranscriptSegment,
@@ -59,6 +63,10 @@ export interface RoomTranslatorOptions {
   observer?: PipelineObserver;
   /** Where each final segment goes, for the room's transcript (the translator-events queue). */
   reporter?: SegmentReporter;
+  /** Simultaneous mode's chunk policy for every speaker; null or absent: sentence mode. */
+  simultaneous?: ChunkPolicy | null;
+  /** Each speaker through a hosted speech-to-speech session instead of `providers`' stages. */
+  realtime?: RealtimeSessionOptions | null;
 }
 
 /** The room's transcript: `TranslatorEventsReporter` in a job. */
@@ -87,7 +95,7 @@ export function declaredLanguages(metadata: string | undefined): string[] {
 export class RoomTranslator implements TranslationOutputs {
   private readonly outputs = new Map<string, LanguageOutput>();
   private readonly sources: AudioSource[] = [];
-  private readonly pipelines = new Map<string, { pipeline: SpeakerPipeline; audio: TrackAudio; done: Promise<void> }>();
+  private readonly pipelines = new Map<string, { pipeline: SpeakerStream; audio: TrackAudio; done: Promise<void> }>();
   /** Tracks waiting for the worker's answer on their service; `true` once unsubscribed meanwhile. */
   private readonly admitting = new Map<string, boolean>();
   private readonly admission: StreamAdmission;
@@ -162,8 +170,7 @@ export class RoomTranslator implements TranslationOutputs {
   }
 
   private start(track: RemoteTrack, participant: RemoteParticipant, trackSid: string, service: StreamService): void {
-    const pipeline = new SpeakerPipeline({
-      providers: this.options.providers,
+    const common = {
       mode: this.options.mode,
       roomLanguages: this.options.languages,
       speaker: { identity: participant.identity, languages: declaredLanguages(participant.metadata), trackSid },
@@ -173,7 +180,10 @@ export class RoomTranslator implements TranslationOutputs {
       onError: this.options.onError,
       service,
       observer: this.options.observer,
-    });
+    };
+    const pipeline: SpeakerStream = this.options.realtime
+      ? new RealtimeSpeakerPipeline({ ...common, session: this.options.realtime })
+      : new SpeakerPipeline({ ...common, providers: this.options.providers, simultaneous: this.options.simultaneous ?? null });
     const audio = (this.options.listenTo ?? trackAudio)(track, OUTPUT_SAMPLE_RATE);
     const done = pipeline.run().catch(this.options.onError);
     this.pipelines.set(trackSid, { pipeline, audio, done });

@@ -10,7 +10,9 @@ import type { AudioFrame } from '@livekit/rtc-node';
 import { performance } from 'node:perf_hooks';
 import type { StreamService } from '../capacity/stream-budget';
 import type { PipelineObserver } from '../metrics/agent-metrics';
+import { matchLeadingCase, restoreCasing } from './casing';
 import type { LatencyTracker } from './latency-tracker';
+import { StableChunker, type ChunkPolicy, type TimedWord } from './stable-chunks';
 import { parseTargetTag } from './tagged-output';
 import { translationTaskFor, translationTaskKey, type TranslationTask } from './translation-agent';
 import type { TextTranslator } from './translator';
@@ -74,8 +76,11 @@ export interface SpeechProviders {
   /** Speech recognition listening for these languages (one in dual mode, both in mono). */
   stt(languages: string[]): stt.STT;
   translator: TextTranslator;
-  /** Streaming synthesis in this language (a provider's own, or a sentence-level StreamAdapter). */
-  tts(language: string): tts.TTS;
+  /**
+   * Streaming synthesis in this language (a provider's own, or a sentence-level StreamAdapter), `speed`
+   * times faster than its normal rate where the engine can (the local one); others ignore it.
+   */
+  tts(language: string, speed?: number): tts.TTS;
   /** Whether speech in `source` can be translated into `target`. */
   supports(source: string, target: string): boolean;
   /** Why not, when `supports` says no: the missing engine and the env that selects a hosted provider for it. */
@@ -101,6 +106,22 @@ export interface SpeakerPipelineOptions {
   /** Translated speech that would start later than this after its utterance ended is not spoken (captioned only). */
   maxSpeechDelayMs?: number;
   observer?: PipelineObserver;
+  /**
+   * Simultaneous mode: stable chunks of a recognizer's partial hypotheses (it must give word times,
+   * as PocketSphinx does) are translated and spoken while the speaker goes on. Null or absent: sentence
+   * mode, each utterance once it ended.
+   */
+  simultaneous?: ChunkPolicy | null;
+}
+
+/** What the room runs per speaker track: the composed pipeline below, or a hosted speech-to-speech session. */
+export interface SpeakerStream {
+  pushFrame(frame: AudioFrame): void;
+  /** Runs until `close()`; resolves once what was heard is translated and spoken. */
+  run(): Promise<void>;
+  close(): void;
+  setService(service: StreamService): void;
+  readonly currentService: StreamService;
 }
 
 /**
@@ -115,6 +136,7 @@ function backgroundable(engine: stt.STT): engine is stt.STT & BackgroundableSTT 
   return typeof (engine as Partial<BackgroundableSTT>).setBackground === 'function';
 }
 
+/** What is translated and spoken in one go: a whole utterance (sentence mode) or one of its chunks. */
 interface Utterance {
   segmentId: string;
   task: TranslationTask;
@@ -122,6 +144,27 @@ interface Utterance {
   source: string | null;
   target: string | null;
   endOfSpeechAt: number;
+  /** When each word it carries started being spoken (epoch ms), for word lag. */
+  wordStarts: number[];
+  /** The utterance's last piece: once it is done, the segment's fate (its joined translation) is known. */
+  last: boolean;
+}
+
+/**
+ * Simultaneous speech runs this much faster than the voice's normal rate: eSpeak NG's Spanish at 175
+ * words per minute is longer than read English, and a chunk must be spoken before the next is ready.
+ */
+const SIMULTANEOUS_SPEED = 1.3;
+/** eSpeak NG stays intelligible up to about 300 words per minute. */
+const MAX_SPEED = 1.8;
+
+/**
+ * Faster synthesis for speech that will start this far behind its last word (simultaneous mode): from
+ * 0.8 s behind, 0.1 × faster per 150 ms more, so the backlog does not grow.
+ */
+export function catchUpSpeed(behindMs: number): number {
+  const speed = SIMULTANEOUS_SPEED + Math.max(0, behindMs - 800) / 1500;
+  return Math.min(MAX_SPEED, Math.round(speed * 10) / 10);
 }
 
 /** Utterances waiting behind the one being translated; past this, new ones are merged into the last. */
@@ -138,7 +181,7 @@ const MAX_RESTART_DELAY_MS = 10_000;
  * nothing waits for a whole turn. When recognition's stream ends (a provider's session limit,
  * retries spent) it is opened again with backoff while the track is listened to.
  */
-export class SpeakerPipeline {
+export class SpeakerPipeline implements SpeakerStream {
   private readonly engine: stt.STT;
   private speech: stt.SpeechStream | null = null;
   private readonly now: () => number;
@@ -169,10 +212,19 @@ export class SpeakerPipeline {
   private reprioritize = false;
   private reopening = false;
   private inSpeech = false;
+  private readonly chunker: StableChunker | null;
+  /** The translated pieces of segments not yet complete (simultaneous mode), joined once the last is done. */
+  private readonly translated = new Map<string, { target: string; source: string | null; texts: string[] }>();
+  private lastInterim = '';
+  /** Simultaneous mode: when the speech handed to the track so far will have been heard (epoch ms). */
+  private speakingUntil = 0;
+  /** Simultaneous mode: the piece playing while the next is synthesized (one ahead at most). */
+  private playingAhead: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: SpeakerPipelineOptions) {
     this.now = options.now ?? Date.now;
     this.service = options.service ?? 'full';
+    this.chunker = options.simultaneous ? new StableChunker(options.simultaneous) : null;
     const languages = recognitionLanguages(options.mode, options.roomLanguages, options.speaker.languages);
     this.engine = options.providers.stt(languages);
     this.engine.on('error', (error) => {
@@ -235,6 +287,7 @@ export class SpeakerPipeline {
       delay = Math.min(delay * 2, MAX_RESTART_DELAY_MS);
     }
     while (this.working) await this.working;
+    await this.playingAhead;
     for (let reporting = this.reporting; ; reporting = this.reporting) {
       await reporting;
       if (reporting === this.reporting) break;
@@ -294,7 +347,13 @@ export class SpeakerPipeline {
       case stt.SpeechEventType.INTERIM_TRANSCRIPT:
       case stt.SpeechEventType.PREFLIGHT_TRANSCRIPT: {
         const alt = event.alternatives?.[0];
-        if (alt?.text.trim()) this.emit(this.options.outputs.transcript(this.segment(alt, false, this.segmentId(this.sequence + 1))));
+        const text = alt?.text.trim();
+        // A recognizer may repeat an unchanged hypothesis (PocketSphinx does, for the chunker): one caption for it.
+        if (alt && text && text !== this.lastInterim) {
+          this.lastInterim = text;
+          this.emit(this.options.outputs.transcript(this.segment(alt, false, this.segmentId(this.sequence + 1))));
+        }
+        if (alt) this.onHypothesis(alt);
         return;
       }
       case stt.SpeechEventType.FINAL_TRANSCRIPT:
@@ -314,10 +373,56 @@ export class SpeakerPipeline {
     return { speakerIdentity: identity, trackSid, segmentId, language: alt.language || null, text: alt.text.trim(), final };
   }
 
+  /** The wall-clock instant of a time on the recognition stream's audio (seconds). */
+  private wallClock(seconds: number): number {
+    return Math.round((this.audioOrigin ?? this.now()) + seconds * 1000);
+  }
+
+  private words(alt: stt.SpeechData): TimedWord[] {
+    return (alt.words ?? []).flatMap((w) =>
+      w.startTime !== undefined && w.endTime !== undefined ? [{ text: w.text, start: w.startTime, end: w.endTime }] : [],
+    );
+  }
+
+  /** The pieces of one utterance: its chunks' text (cased as a sentence's start only for the first), times and words. */
+  private pieces(chunks: TimedWord[][], base: Omit<Utterance, 'text' | 'endOfSpeechAt' | 'wordStarts' | 'last'>, first: boolean) {
+    return chunks.map((words, i) => ({
+      ...base,
+      text: restoreCasing(words.map((w) => w.text).join(' '), first && i === 0),
+      endOfSpeechAt: this.wallClock(words[words.length - 1]!.end),
+      wordStarts: words.map((w) => this.wallClock(w.start)),
+      last: false,
+    }));
+  }
+
+  /** Simultaneous mode: the stable chunks of a partial hypothesis go to translation before the utterance ends. */
+  private onHypothesis(alt: stt.SpeechData): void {
+    if (!this.chunker || !alt.words?.length) return;
+    const route = routeUtterance({
+      mode: this.options.mode,
+      roomLanguages: this.options.roomLanguages,
+      speakerLanguages: this.options.speaker.languages,
+      detectedLanguage: alt.language || null,
+    });
+    // Only a known direction is chunked: a mono room's detection step needs the whole utterance.
+    if (route.kind !== 'translate' || !this.options.providers.supports(route.source, route.target)) return;
+    const segmentId = this.segmentId(this.sequence + 1);
+    const first = !this.translated.has(segmentId) && !this.waiting.some((u) => u.segmentId === segmentId);
+    const task = translationTaskFor(route, this.options.roomLanguages)!;
+    const chunks = this.chunker.hypothesis(this.words(alt), alt.endTime);
+    if (chunks.length === 0) return;
+    this.translated.set(segmentId, this.translated.get(segmentId) ?? { target: route.target, source: route.source, texts: [] });
+    for (const piece of this.pieces(chunks, { segmentId, task, source: route.source, target: route.target }, first)) this.enqueue(piece);
+  }
+
   private onFinal(event: stt.SpeechEvent): void {
     const alt = event.alternatives?.[0];
     const text = alt?.text.trim();
-    if (!alt || !text) return;
+    this.lastInterim = '';
+    if (!alt || !text) {
+      this.closeChunks();
+      return;
+    }
     this.sequence += 1;
     const segmentId = this.segmentId(this.sequence);
     const route = routeUtterance({
@@ -357,11 +462,42 @@ export class SpeakerPipeline {
     );
     const task = translationTaskFor(route, this.options.roomLanguages);
     if (!task || (task.kind === 'fixed' && !this.options.providers.supports(task.source, task.target))) {
+      this.chunker?.final([]);
       this.decide(segmentId, null);
       return;
     }
     const target = route.kind === 'translate' ? route.target : null;
-    this.enqueue({ segmentId, task, text, source, target, endOfSpeechAt });
+    const words = this.words(alt);
+    if (this.chunker && this.translated.has(segmentId)) {
+      // Chunks of it are translated already: the words after them follow, and the last piece closes the segment.
+      const rest = this.pieces(this.chunker.final(words), { segmentId, task, source, target }, false);
+      const last = rest[rest.length - 1] ?? { segmentId, task, text: '', source, target, endOfSpeechAt, wordStarts: [], last: true };
+      last.last = true;
+      for (const piece of rest.length > 0 ? rest : [last]) this.enqueue(piece);
+      return;
+    }
+    this.chunker?.final([]);
+    const wordStarts = words.map((w) => this.wallClock(w.start));
+    this.enqueue({ segmentId, task, text, source, target, endOfSpeechAt, wordStarts, last: true });
+  }
+
+  /** An utterance that ends with nothing recognized in its final pass: what was chunked of it stays its translation. */
+  private closeChunks(): void {
+    if (!this.chunker) return;
+    this.chunker.final([]);
+    const segmentId = this.segmentId(this.sequence + 1);
+    if (this.translated.has(segmentId)) this.sequence += 1;
+    const waiting = this.waiting.filter((u) => u.segmentId === segmentId);
+    if (waiting.length > 0) waiting[waiting.length - 1]!.last = true;
+    else if (this.translated.has(segmentId)) this.finishSegment(segmentId);
+  }
+
+  /** A segment's pieces are all done: its joined translation (or none) is its fate. */
+  private finishSegment(segmentId: string): void {
+    const done = this.translated.get(segmentId);
+    this.translated.delete(segmentId);
+    const text = done?.texts.join(' ').trim();
+    this.decide(segmentId, done && text ? { language: done.target, text } : null, done?.source);
   }
 
   /**
@@ -399,15 +535,18 @@ export class SpeakerPipeline {
     const last = this.waiting[this.waiting.length - 1];
     if (this.waiting.length >= MAX_WAITING_UTTERANCES && last) {
       if (translationTaskKey(last.task) === translationTaskKey(u.task)) {
-        // The combined translation belongs to the later segment; the earlier one has none of its own.
-        this.decide(last.segmentId, null);
-        last.text = `${last.text} ${u.text}`;
+        // The combined translation belongs to the later segment; the earlier one has only what was translated of it before.
+        if (last.segmentId !== u.segmentId) this.finishSegment(last.segmentId);
+        last.text = [last.text, u.text].filter(Boolean).join(' ');
         last.segmentId = u.segmentId;
+        last.endOfSpeechAt = u.endOfSpeechAt;
+        last.wordStarts = [...last.wordStarts, ...u.wordStarts];
+        last.last = u.last;
         this.options.observer?.utterance('merged', 'backlog');
         return;
       }
       const dropped = this.waiting.shift();
-      if (dropped) this.decide(dropped.segmentId, null);
+      if (dropped?.last) this.finishSegment(dropped.segmentId);
       this.options.observer?.utterance('dropped', 'backlog');
       this.options.onError?.(new Error(`translation of ${this.options.speaker.identity} behind: oldest waiting utterance dropped`));
     }
@@ -417,9 +556,11 @@ export class SpeakerPipeline {
 
   private async work(): Promise<void> {
     for (let u = this.waiting.shift(); u; u = this.waiting.shift()) {
-      await this.translate(u).catch((error: unknown) => this.options.onError?.(error));
-      // Untagged model output, nothing said, a failure: no translation (a no-op once one was reported).
-      this.decide(u.segmentId, null);
+      // Awaited even for a piece with nothing to say (it only closes its segment): `working` must be set
+      // by `enqueue` before this loop can end and clear it.
+      await (u.text ? this.translate(u).catch((error: unknown) => this.options.onError?.(error)) : Promise.resolve());
+      // Untagged model output, nothing said, a failure: what was translated of it, else no translation.
+      if (u.last) this.finishSegment(u.segmentId);
     }
     this.working = null;
   }
@@ -450,10 +591,13 @@ export class SpeakerPipeline {
         }
         latency.record(direction, delay);
         observer?.firstAudio(source, target, delay);
+        observer?.spokenChunk?.(source, target, { wordStarts: u.wordStarts, firstFrameAt: this.now(), speechEndAt: u.endOfSpeechAt });
         const at = synthesisStartedAt();
         if (at > 0) observer?.stage('synthesis', performance.now() - at);
       }
-      latency.addAudio(direction, audio.frame.samplesPerChannel / audio.frame.sampleRate);
+      const seconds = audio.frame.samplesPerChannel / audio.frame.sampleRate;
+      latency.addAudio(direction, seconds);
+      this.speakingUntil = Math.max(this.speakingUntil, this.now()) + seconds * 1000;
       yield audio.frame;
     }
   }
@@ -471,10 +615,12 @@ export class SpeakerPipeline {
     let pending = '';
     let translated = '';
 
+    // Simultaneous speech that will start behind its words (after what the track still has to play) is spoken faster.
+    const speed = this.chunker ? catchUpSpeed(Math.max(this.speakingUntil, this.now()) - u.endOfSpeechAt) : 1;
     const startSpeaking = (to: string): tts.SynthesizeStream | null => {
       source ??= roomLanguages.find((code) => code !== to) ?? null;
       if (!speak) return null;
-      const stream = providers.tts(to).stream();
+      const stream = (speed > 1 ? providers.tts(to, speed) : providers.tts(to)).stream();
       playing = outputs.play(
         to,
         this.frames(stream, source ?? '?', to, u, () => synthesisStartedAt),
@@ -512,19 +658,32 @@ export class SpeakerPipeline {
         synthesis.endInput();
       }
     }
-    const text = translated.trim();
+    const text = matchLeadingCase(u.text, translated.trim());
     if (!target) return;
     if (text) {
-      this.decide(u.segmentId, { language: target, text }, source);
+      // The segment's translation so far: the caption grows chunk by chunk (one piece in sentence mode).
+      const pieces = this.translated.get(u.segmentId) ?? { target, source, texts: [] };
+      pieces.texts.push(text);
+      this.translated.set(u.segmentId, pieces);
+      if (u.last) this.finishSegment(u.segmentId);
       this.contexts.set(key, [...context, { text: u.text, translation: text }].slice(-CONTEXT_SEGMENTS));
       const { identity, trackSid } = this.options.speaker;
-      await outputs.translation({ speakerIdentity: identity, trackSid, segmentId: u.segmentId, source, target, text });
+      const joined = pieces.texts.join(' ');
+      await outputs.translation({ speakerIdentity: identity, trackSid, segmentId: u.segmentId, source, target, text: joined });
     } else {
       this.options.onError?.(new Error(`no translation for segment ${u.segmentId}: nothing said`));
     }
     if (!synthesis) {
       // Beyond the worker's capacity: the translation is a caption, not speech.
       if (text) observer?.utterance('dropped', 'captions_only');
+      return;
+    }
+    if (this.chunker) {
+      // Simultaneous: the next piece is translated and synthesized while this one plays (one ahead at most).
+      const stream = synthesis;
+      const before = this.playingAhead;
+      this.playingAhead = playing.catch((error: unknown) => this.options.onError?.(error)).finally(() => stream.close());
+      await before;
       return;
     }
     await playing;

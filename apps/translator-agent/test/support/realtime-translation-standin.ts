@@ -1,0 +1,128 @@
+/**
+ * A local stand-in of OpenAI's realtime translation WebSocket (`/v1/realtime/translations?model=…`).
+ * It speaks the protocol as the public API reference records it ("Realtime translation" guide,
+ * "Translation client events", "Translation server events" — see src/translation/realtime/protocol.ts):
+ * `session.created` on connect, `session.updated` after `session.update`, 200 ms
+ * `session.input_audio_buffer.append` chunks in, `session.input_transcript.delta` /
+ * `session.output_transcript.delta` / `session.output_audio.delta` (base64 24 kHz PCM16, 200 ms) out,
+ * `session.closed` after `session.close`. A wrong key is refused with HTTP 401 at the handshake, as the
+ * service does. Its "translation" is scripted: every loud 200 ms chunk says the next word of the current
+ * line (and 200 ms of a tone as speech); a quiet chunk after speech moves to the next line.
+ */
+import { randomBytes } from 'node:crypto';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export interface ScriptLine {
+  input: string;
+  output: string;
+}
+
+const RATE = 24_000;
+const CHUNK = (RATE * 200) / 1000;
+const LOUD_RMS = 300;
+
+export class RealtimeTranslationStandIn {
+  private server: WebSocketServer | null = null;
+  /** Every client event's type, per connection, in order. */
+  readonly received: string[][] = [];
+  /** The `session.update` bodies received. */
+  readonly updates: unknown[] = [];
+  connections = 0;
+
+  constructor(
+    private readonly script: ScriptLine[],
+    private readonly apiKey = 'sk-standin',
+  ) {}
+
+  async start(): Promise<string> {
+    this.server = new WebSocketServer({
+      host: '127.0.0.1',
+      port: 0,
+      verifyClient: ({ req }, done) =>
+        req.headers.authorization === `Bearer ${this.apiKey}` ? done(true) : done(false, 401, 'Unauthorized'),
+    });
+    this.server.on('connection', (socket, req) => this.serve(socket, req.url ?? ''));
+    await new Promise<void>((resolve) => this.server!.on('listening', resolve));
+    const address = this.server.address();
+    return `ws://127.0.0.1:${typeof address === 'string' ? 0 : address.port}/v1`;
+  }
+
+  /** Drops every open connection without a close handshake (a network failure). */
+  drop(): void {
+    for (const client of this.server?.clients ?? []) client.terminate();
+  }
+
+  async stop(): Promise<void> {
+    this.drop();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private serve(socket: WebSocket, url: string): void {
+    this.connections += 1;
+    const log: string[] = [];
+    this.received.push(log);
+    const send = (event: Record<string, unknown>) =>
+      socket.send(JSON.stringify({ event_id: `event_${randomBytes(6).toString('hex')}`, ...event }));
+    const session = {
+      id: `sess_${randomBytes(8).toString('hex')}`,
+      model: new URLSearchParams(url.split('?')[1] ?? '').get('model'),
+      audio: { input: { transcription: null as unknown, noise_reduction: null }, output: { language: 'en' } },
+    };
+    let line = 0;
+    let word = 0;
+    let speaking = false;
+    let buffered = new Int16Array(0);
+    send({ type: 'session.created', session });
+    socket.on('message', (data) => {
+      const event = JSON.parse(String(data)) as { type: string; audio?: string; session?: { audio?: typeof session.audio } };
+      log.push(event.type);
+      switch (event.type) {
+        case 'session.update':
+          this.updates.push(event.session);
+          session.audio = { ...session.audio, ...event.session?.audio };
+          send({ type: 'session.updated', session });
+          return;
+        case 'session.input_audio_buffer.append': {
+          const bytes = Buffer.from(event.audio ?? '', 'base64');
+          const samples = new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+          buffered = Int16Array.from([...buffered, ...samples]);
+          while (buffered.length >= CHUNK) {
+            const chunk = buffered.subarray(0, CHUNK);
+            buffered = buffered.slice(CHUNK);
+            const loud = Math.sqrt(chunk.reduce((sum, s) => sum + s * s, 0) / CHUNK) > LOUD_RMS;
+            if (loud) {
+              speaking = true;
+              this.say(send, line, word, session.audio.input.transcription !== null);
+              word += 1;
+            } else if (speaking) {
+              speaking = false;
+              line += 1;
+              word = 0;
+            }
+          }
+          return;
+        }
+        case 'session.close':
+          send({ type: 'session.closed' });
+          socket.close();
+          return;
+        default:
+          send({
+            type: 'error',
+            error: { type: 'invalid_request_error', code: 'unknown_event', message: `Unknown event ${event.type}`, param: null },
+          });
+      }
+    });
+  }
+
+  /** The `word`th word of both texts of line `line` (when there is one), and 200 ms of translated speech. */
+  private say(send: (event: Record<string, unknown>) => void, line: number, word: number, transcribe: boolean): void {
+    const script = this.script[line % this.script.length]!;
+    const input = script.input.split(' ')[word];
+    const output = script.output.split(' ')[word];
+    if (input && transcribe) send({ type: 'session.input_transcript.delta', delta: word === 0 ? input : ` ${input}` });
+    if (output) send({ type: 'session.output_transcript.delta', delta: word === 0 ? output : ` ${output}` });
+    const tone = Int16Array.from({ length: CHUNK }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 220 * i) / RATE)));
+    send({ type: 'session.output_audio.delta', delta: Buffer.from(tone.buffer).toString('base64'), sample_rate: RATE, channels: 1 });
+  }
+}
