@@ -44,7 +44,8 @@ export class RealtimeTranslationStandIn {
     this.server.on('connection', (socket, req) => this.serve(socket, req.url ?? ''));
     await new Promise<void>((resolve) => this.server!.on('listening', resolve));
     const address = this.server.address();
-    return `ws://127.0.0.1:${typeof address === 'string' ? 0 : address.port}/v1`;
+    if (address === null || typeof address === 'string') throw new Error('The stand-in is not listening on a TCP port');
+    return `ws://127.0.0.1:${address.port}/v1`;
   }
 
   /** Drops every open connection without a close handshake (a network failure). */
