@@ -88,8 +88,8 @@ export interface SpeechProviders {
   close?(): Promise<void>;
 }
 
-export interface SpeakerPipelineOptions {
-  providers: SpeechProviders;
+/** What every speaker stream is given by the room, whichever pipeline serves it. */
+export interface SpeakerStreamOptions {
   mode: TranslationMode;
   roomLanguages: readonly [string, string];
   speaker: { identity: string; languages: readonly string[]; trackSid: string };
@@ -99,13 +99,17 @@ export interface SpeakerPipelineOptions {
   latency: LatencyTracker;
   now?: () => number;
   onError?: (error: unknown) => void;
-  /** Recognition restarts after its stream ended, waiting this long at first, doubling up to 10 s. */
+  /** A stream that ended (recognition, or a hosted session) starts again after this, doubling up to 10 s. */
   restartDelayMs?: number;
   /** `captions`: beyond the worker's capacity, captions only (see `setService`). Default `full`. */
   service?: StreamService;
+  observer?: PipelineObserver;
+}
+
+export interface SpeakerPipelineOptions extends SpeakerStreamOptions {
+  providers: SpeechProviders;
   /** Translated speech that would start later than this after its utterance ended is not spoken (captioned only). */
   maxSpeechDelayMs?: number;
-  observer?: PipelineObserver;
   /**
    * Simultaneous mode: stable chunks of a recognizer's partial hypotheses (it must give word times,
    * as PocketSphinx does) are translated and spoken while the speaker goes on. Null or absent: sentence

@@ -1,29 +1,15 @@
-import { directionLabel, type TranslationMode } from '@app/domain/translation-routing';
+import { directionLabel } from '@app/domain/translation-routing';
 import { AudioFrame } from '@livekit/rtc-node';
 import type { StreamService } from '../../capacity/stream-budget';
 import { SincResampler } from '../../local/sinc-resampler';
-import type { PipelineObserver } from '../../metrics/agent-metrics';
-import type { LatencyTracker } from '../latency-tracker';
-import type { SpeakerStream, TranslationOutputs } from '../speaker-pipeline';
+import type { SpeakerStream, SpeakerStreamOptions } from '../speaker-pipeline';
 import { FrameQueue } from './frame-queue';
 import { REALTIME_SAMPLE_RATE } from './protocol';
 import { SessionRefused, TranslationSession, type TranslationSessionOptions } from './translation-session';
 
-export interface RealtimeSpeakerPipelineOptions {
+export interface RealtimeSpeakerPipelineOptions extends SpeakerStreamOptions {
   /** Where and how to open sessions; the target language is the room's other one. */
   session: Omit<TranslationSessionOptions, 'targetLanguage'>;
-  mode: TranslationMode;
-  roomLanguages: readonly [string, string];
-  speaker: { identity: string; languages: readonly string[]; trackSid: string };
-  segmentPrefix: string;
-  outputs: TranslationOutputs;
-  latency: LatencyTracker;
-  now?: () => number;
-  onError?: (error: unknown) => void;
-  /** A dropped or refused session is opened again after this, doubling up to 10 s. */
-  restartDelayMs?: number;
-  service?: StreamService;
-  observer?: PipelineObserver;
   /** No delta for this long ends a transcript segment (the protocol has no turns). */
   idleMs?: number;
 }
