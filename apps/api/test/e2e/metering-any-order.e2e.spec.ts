@@ -193,6 +193,9 @@ describe('metering in any delivery order', () => {
         WHERE c.room_id = $1 GROUP BY c.participant_sid ORDER BY c.participant_sid`,
       [roomId],
     )) as { participant_sid: string; cents: number | null; charges: number }[];
+    // The usage overview as a dashboard reads it: the hours around the calls.
+    const window = `starts_after=${new Date((t - 3600) * 1000).toISOString()}&ends_before=${new Date((t + 3 * 3600) * 1000).toISOString()}`;
+    const overview = (await h.t.http().get(`/v1/usage/overview?${window}&granularity=hour`).set(org.auth).expect(200)).body as unknown;
     const usage = (await h.t.db.query(
       `SELECT slot, minutes::int, sessions, participants FROM usage_slots
         WHERE organization_id = $1 AND (minutes, sessions, participants) <> (0, 0, 0) ORDER BY slot`,
@@ -219,6 +222,7 @@ describe('metering in any delivery order', () => {
         }),
       ledger: ledger.map(({ participant_sid, cents, charges }) => ({ sid: participant_sid.replace(/^PA_/, ''), cents, charges })),
       usage,
+      overview,
     };
   }
 
