@@ -78,8 +78,9 @@ export class InboundEvents {
   }
 
   /**
-   * Runs `apply` with the payloads of those of `eventIds` not yet processed, in one transaction that
-   * marks them processed (in the order they were received); returns false when none was left.
+   * Runs `apply` with the payloads of those of `eventIds` not yet processed, and of the unprocessed
+   * events of their subjects stored before them, in one transaction that marks them processed (in the
+   * order they were stored); returns false when none was left.
    */
   async applyEach(provider: Provider, eventIds: string[], apply: (tx: Sql, payloads: unknown[]) => Promise<void>): Promise<boolean> {
     let applied = 0;
