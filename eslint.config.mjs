@@ -9,6 +9,7 @@ export default tseslint.config(
       'coverage/**',
       '.data/**',
       '.scratch/**',
+      '**/*.repository.types.ts',
       '**/*.js',
       '**/*.mjs',
       '**/*.cjs',

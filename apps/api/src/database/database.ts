@@ -3,6 +3,7 @@ import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 
 import { DataSource } from 'typeorm';
 import { poolOf } from './pool';
 import type { Sql, Statement } from './sql';
+import { type QueryTypes, type TypedStatement, unmarked, valuesOf } from './typed-sql';
 
 export type Isolation = 'read committed' | 'repeatable read' | 'serializable';
 
@@ -12,22 +13,32 @@ export interface TransactionOptions {
   readonly readOnly?: boolean;
 }
 
-function config(statement: string | Statement, values: readonly unknown[] | undefined): QueryConfig {
-  return typeof statement === 'string'
-    ? { text: statement, values: values as unknown[] }
-    : { name: statement.name, text: statement.text, values: values as unknown[] };
+type AnyStatement = string | Statement | TypedStatement<QueryTypes>;
+
+function isTyped(statement: AnyStatement): statement is TypedStatement<QueryTypes> {
+  return typeof statement !== 'string' && 'parameters' in statement;
+}
+
+function config(statement: AnyStatement, values: readonly unknown[] | object | undefined): QueryConfig {
+  if (typeof statement === 'string') return { text: statement, values: values as unknown[] };
+  const ordered = isTyped(statement) ? valuesOf(statement, values as object) : (values as unknown[]);
+  return { name: statement.name, text: statement.text, values: ordered };
 }
 
 /** Runs statements on one pg queryable (the pool or a checked-out client). */
 class Statements implements Sql {
   constructor(private readonly on: Pool | PoolClient) {}
 
-  async rows<R extends QueryResultRow>(statement: string | Statement, values?: readonly unknown[]): Promise<R[]> {
-    const result: QueryResult<R> = await this.on.query<R>(config(statement, values));
-    return result.rows;
+  rows<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params']): Promise<Q['result'][]>;
+  rows<R extends QueryResultRow>(statement: string | Statement, values?: readonly unknown[]): Promise<R[]>;
+  async rows(statement: AnyStatement, values?: readonly unknown[] | object): Promise<QueryResultRow[]> {
+    const result: QueryResult = await this.on.query(config(statement, values));
+    return isTyped(statement) ? unmarked(statement, result.rows) : result.rows;
   }
 
-  async count(statement: string | Statement, values?: readonly unknown[]): Promise<number> {
+  count<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params']): Promise<number>;
+  count(statement: string | Statement, values?: readonly unknown[]): Promise<number>;
+  async count(statement: AnyStatement, values?: readonly unknown[] | object): Promise<number> {
     const result = await this.on.query(config(statement, values));
     return result.rowCount ?? 0;
   }

@@ -1,4 +1,5 @@
 import type { QueryResultRow } from 'pg';
+import type { QueryTypes, TypedStatement } from './typed-sql';
 
 /**
  * One statement. A `name` makes it a prepared statement: Postgres parses and plans it once per
@@ -15,9 +16,11 @@ export interface Statement {
  * a service decides what runs together and a repository only says how.
  */
 export interface Sql {
-  /** The rows of one statement (none for a write without RETURNING). */
+  /** The rows of one statement (none for a write without RETURNING), typed from the schema. */
+  rows<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params']): Promise<Q['result'][]>;
   rows<R extends QueryResultRow>(statement: string | Statement, values?: readonly unknown[]): Promise<R[]>;
   /** How many rows one write touched. */
+  count<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params']): Promise<number>;
   count(statement: string | Statement, values?: readonly unknown[]): Promise<number>;
 }
 

@@ -1,17 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
+import { sql } from '../../database/typed-sql';
+import type {
+  IInsertOrganizationQuery,
+  IInsertUserQuery,
+  IOrganizationByReferenceQuery,
+  IOrganizationExistsQuery,
+  IUpsertExternalOrganizationQuery,
+  IUpsertSessionUserQuery,
+  IUserBySubjectQuery,
+  IUserBySubjectResult,
+} from './organizations.repository.types';
 
 /** A user as the actor of a request sees it. */
-export interface UserRow {
-  id: string;
-  organization_id: string;
-  email: string;
-  first_name: string;
-  last_name: string;
-  image_url: string;
-  created_at: Date;
-}
+export type UserRow = IUserBySubjectResult;
 
 export interface NewUser {
   email: string;
@@ -25,27 +28,27 @@ export interface NewSessionUser extends NewUser {
   authSubject: string;
 }
 
-const USER_COLUMNS = `id, organization_id, email, first_name, last_name, image_url, created_at`;
-
-const INSERT_ORGANIZATION = `INSERT INTO organizations (name) VALUES ($1) RETURNING id`;
+const INSERT_ORGANIZATION = sql<IInsertOrganizationQuery>`INSERT INTO organizations (name) VALUES ($name!) RETURNING id`;
 
 // DO UPDATE (to the same value) rather than DO NOTHING, so the row is returned either way.
-const UPSERT_EXTERNAL_ORGANIZATION = `INSERT INTO organizations (name, external_id) VALUES ($1, $2)
+const UPSERT_EXTERNAL_ORGANIZATION = sql<IUpsertExternalOrganizationQuery>`INSERT INTO organizations (name, external_id) VALUES ($name!, $externalId!)
   ON CONFLICT (external_id) DO UPDATE SET external_id = EXCLUDED.external_id
   RETURNING id`;
 
-const ORGANIZATION_EXISTS = `SELECT 1 FROM organizations WHERE id = $1`;
+const ORGANIZATION_EXISTS = sql<IOrganizationExistsQuery>`SELECT 1 AS found FROM organizations WHERE id = $organizationId!`;
 /** `id::text`: a reference that is no uuid names no organization (instead of failing the cast). */
-const ORGANIZATION_BY_REFERENCE = `SELECT id FROM organizations WHERE id::text = $1`;
+const ORGANIZATION_BY_REFERENCE = sql<IOrganizationByReferenceQuery>`SELECT id FROM organizations WHERE id::text = $reference!`;
 
-const INSERT_USER = `INSERT INTO users (organization_id, email, first_name, last_name) VALUES ($1, $2, $3, $4) RETURNING id`;
+const INSERT_USER = sql<IInsertUserQuery>`INSERT INTO users (organization_id, email, first_name, last_name)
+  VALUES ($organizationId!, $email!, $firstName!, $lastName!) RETURNING id`;
 
-const USER_BY_SUBJECT = `SELECT ${USER_COLUMNS} FROM users WHERE auth_subject = $1`;
+const USER_BY_SUBJECT = sql<IUserBySubjectQuery>`SELECT id, organization_id, email, first_name, last_name, image_url, created_at
+  FROM users WHERE auth_subject = $authSubject!`;
 
-const UPSERT_SESSION_USER = `INSERT INTO users (organization_id, email, first_name, last_name, image_url, auth_subject)
-  VALUES ($1, $2, $3, $4, $5, $6)
+const UPSERT_SESSION_USER = sql<IUpsertSessionUserQuery>`INSERT INTO users (organization_id, email, first_name, last_name, image_url, auth_subject)
+  VALUES ($organizationId!, $email!, $firstName!, $lastName!, $imageUrl!, $authSubject!)
   ON CONFLICT (auth_subject) DO UPDATE SET auth_subject = EXCLUDED.auth_subject
-  RETURNING ${USER_COLUMNS}`;
+  RETURNING id, organization_id, email, first_name, last_name, image_url, created_at`;
 
 /** The `organizations` and their `users`. */
 @Injectable()
@@ -54,47 +57,40 @@ export class OrganizationsRepository {
 
   /** A new organization's id. */
   async insert(name: string, sql: Sql = this.database): Promise<string> {
-    const [row] = await sql.rows<{ id: string }>(INSERT_ORGANIZATION, [name]);
+    const [row] = await sql.rows(INSERT_ORGANIZATION, { name });
     return row.id;
   }
 
   /** The id of the organization known to the identity provider by `externalId`, created on first use with `name`. */
   async upsertExternal(name: string, externalId: string, sql: Sql = this.database): Promise<string> {
-    const [row] = await sql.rows<{ id: string }>(UPSERT_EXTERNAL_ORGANIZATION, [name, externalId]);
+    const [row] = await sql.rows(UPSERT_EXTERNAL_ORGANIZATION, { name, externalId });
     return row.id;
   }
 
   async exists(organizationId: string, sql: Sql = this.database): Promise<boolean> {
-    return (await sql.rows(ORGANIZATION_EXISTS, [organizationId])).length > 0;
+    return (await sql.rows(ORGANIZATION_EXISTS, { organizationId })).length > 0;
   }
 
   /** The organization a reference from outside (a payment's client reference) names, or null when it names none. */
   async idByReference(reference: string, sql: Sql = this.database): Promise<string | null> {
-    const [row] = await sql.rows<{ id: string }>(ORGANIZATION_BY_REFERENCE, [reference]);
+    const [row] = await sql.rows(ORGANIZATION_BY_REFERENCE, { reference });
     return row?.id ?? null;
   }
 
   /** A new user's id; an email already taken in the organization (any case) fails on `users_organization_email`. */
   async insertUser(organizationId: string, user: NewUser, sql: Sql = this.database): Promise<string> {
-    const [row] = await sql.rows<{ id: string }>(INSERT_USER, [organizationId, user.email, user.firstName, user.lastName]);
+    const [row] = await sql.rows(INSERT_USER, { organizationId, ...user });
     return row.id;
   }
 
   async userBySubject(authSubject: string, sql: Sql = this.database): Promise<UserRow | undefined> {
-    const [row] = await sql.rows<UserRow>(USER_BY_SUBJECT, [authSubject]);
+    const [row] = await sql.rows(USER_BY_SUBJECT, { authSubject });
     return row;
   }
 
   /** The user of the subject, created in `organizationId` unless it exists (then left as it is, wherever it is). */
   async upsertSessionUser(organizationId: string, user: NewSessionUser, sql: Sql = this.database): Promise<UserRow> {
-    const [row] = await sql.rows<UserRow>(UPSERT_SESSION_USER, [
-      organizationId,
-      user.email,
-      user.firstName,
-      user.lastName,
-      user.imageUrl,
-      user.authSubject,
-    ]);
+    const [row] = await sql.rows(UPSERT_SESSION_USER, { organizationId, ...user });
     return row;
   }
 }

@@ -1,0 +1,85 @@
+/**
+ * Statements whose parameter and row types are generated from the migrated schema (docs/decisions.md
+ * "Types from the schema"). A repository writes its SQL with the `sql` tag and named parameters:
+ *
+ *   const USER_BY_SUBJECT = sql<IUserBySubjectQuery>`SELECT id, email FROM users WHERE auth_subject = $subject!`;
+ *
+ * `npm run db:types` (pgtyped) describes every tagged statement to a freshly migrated database and
+ * writes `IUserBySubjectQuery` (its params and result) into `<repository>.types.ts` beside it; a test
+ * fails when those files are stale. At run time the tag only rewrites `$name` into `$1…` once, when
+ * the module loads: no parser on the request path.
+ *
+ * pgtyped's own conventions hold: `$name!` is a required parameter, `AS "column!"` a column known not
+ * to be null (a function's or an expression's), `AS "column?"` one that may be (outer joins); the
+ * mark is dropped from the row's key.
+ */
+
+/** What pgtyped generates for one statement. */
+export interface QueryTypes {
+  params: object;
+  result: object;
+}
+
+export interface TypedStatement<Q extends QueryTypes> {
+  /** The text with positional parameters, as Postgres receives it. */
+  readonly text: string;
+  /** The parameter names, in `$1…` order. */
+  readonly parameters: readonly string[];
+  /** Output columns whose name carries pgtyped's nullability mark: [marked, plain]. */
+  readonly markedColumns: readonly (readonly [string, string])[];
+  /** Set: a prepared statement, parsed and planned once per connection (the hot read paths). */
+  readonly name?: string;
+  /** Carries the types only. */
+  readonly types?: Q;
+}
+
+// A parameter outside quotes and comments: `$name` or `$name!` (`$1` and `$$` are not names).
+const TOKEN = /'(?:[^']|'')*'|"(?:[^"])*"|--[^\n]*|\/\*[\s\S]*?\*\/|::|\$([A-Za-z_][A-Za-z0-9_]*)!?/g;
+const MARKED_COLUMN = /"([A-Za-z_][A-Za-z0-9_]*)[!?]"/g;
+
+/** The tag: the statement with positional parameters, typed by the generated `Q`. */
+export function sql<Q extends QueryTypes>(strings: TemplateStringsArray): TypedStatement<Q> {
+  if (strings.length !== 1) throw new Error('A typed statement takes no interpolation: write it whole, so it can be described.');
+  const source = strings[0];
+  const parameters: string[] = [];
+  const text = source.replace(TOKEN, (token: string, name: string | undefined) => {
+    if (name === undefined) return token;
+    let index = parameters.indexOf(name);
+    if (index < 0) index = parameters.push(name) - 1;
+    return `$${index + 1}`;
+  });
+  const markedColumns = [...source.matchAll(MARKED_COLUMN)].map((match) => [match[0].slice(1, -1), match[1]] as const);
+  return { text, parameters, markedColumns };
+}
+
+/** The same statement, prepared under `name` on each connection that runs it. */
+export function prepared<Q extends QueryTypes>(name: string, statement: TypedStatement<Q>): TypedStatement<Q> {
+  return { ...statement, name };
+}
+
+/** The values of `params`, in the statement's `$1…` order (a parameter left out is null). */
+export function valuesOf<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params']): unknown[] {
+  const values = params as Record<string, unknown>;
+  return statement.parameters.map((name) => values[name] ?? null);
+}
+
+/** Rows with pgtyped's nullability marks taken off their keys (only statements that use marks pay for it). */
+export function unmarked<R>(statement: TypedStatement<QueryTypes>, rows: Record<string, unknown>[]): R[] {
+  if (statement.markedColumns.length > 0) {
+    for (const row of rows) {
+      for (const [marked, plain] of statement.markedColumns) {
+        if (marked in row) {
+          row[plain] = row[marked];
+          delete row[marked];
+        }
+      }
+    }
+  }
+  return rows as R[];
+}
+
+/**
+ * A generated row with some columns narrowed to the domain's types (a text column its CHECK limits to
+ * a union, say). Each narrowed column must exist in the row and fit the generated type.
+ */
+export type Narrowed<T, N extends { [K in keyof N]: K extends keyof T ? T[K] : never }> = Omit<T, keyof N> & N;
