@@ -29,7 +29,7 @@ function config(statement: AnyStatement, values: readonly unknown[] | object | u
 class Statements implements Sql {
   constructor(private readonly on: Pool | PoolClient) {}
 
-  rows<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params']): Promise<Q['result'][]>;
+  rows<Q extends QueryTypes, R extends Q['result'] = Q['result']>(statement: TypedStatement<Q>, params: Q['params']): Promise<R[]>;
   rows<R extends QueryResultRow>(statement: string | Statement, values?: readonly unknown[]): Promise<R[]>;
   async rows(statement: AnyStatement, values?: readonly unknown[] | object): Promise<QueryResultRow[]> {
     const result: QueryResult = await this.on.query(config(statement, values));

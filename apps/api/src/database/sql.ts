@@ -16,8 +16,11 @@ export interface Statement {
  * a service decides what runs together and a repository only says how.
  */
 export interface Sql {
-  /** The rows of one statement (none for a write without RETURNING), typed from the schema. */
-  rows<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params']): Promise<Q['result'][]>;
+  /**
+   * The rows of one statement (none for a write without RETURNING), typed from the schema; `R` may
+   * narrow a column to the domain's type where a CHECK of the schema guarantees it (a status union).
+   */
+  rows<Q extends QueryTypes, R extends Q['result'] = Q['result']>(statement: TypedStatement<Q>, params: Q['params']): Promise<R[]>;
   rows<R extends QueryResultRow>(statement: string | Statement, values?: readonly unknown[]): Promise<R[]>;
   /** How many rows one write touched. */
   count<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params']): Promise<number>;

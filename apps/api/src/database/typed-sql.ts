@@ -17,7 +17,7 @@
 /** What pgtyped generates for one statement. */
 export interface QueryTypes {
   params: object;
-  result: object;
+  result: object | void;
 }
 
 export interface TypedStatement<Q extends QueryTypes> {

@@ -3,32 +3,25 @@ import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
+import { prepared, sql } from '../../database/typed-sql';
+import type {
+  ICountActiveQuery,
+  IInsertQuery,
+  IListActiveQuery,
+  IListActiveResult,
+  ILiveKeysByHashQuery,
+  ILiveKeysByHashResult,
+  ILockOrganizationQuery,
+  IRevokeQuery,
+  ITouchQuery,
+  IWorksForQuery,
+} from './api-keys.repository.types';
 
-/** A key as its organization sees it: never its secret or hash, only their first and last characters. */
-export interface ApiKeyRow {
-  id: string;
-  name: string;
-  key_prefix: string;
-  key_last4: string;
-  created_at: Date;
-  last_used_at: Date | null;
-  /** Email of the user who created the key. */
-  created_by: string;
-}
+/** A key as its organization sees it: never its secret or hash, only their first and last characters (`created_by`: its creator's email). */
+export type ApiKeyRow = IListActiveResult;
 
 /** A live key found by its keyed hash, with the user it acts for. */
-export interface LiveKeyRow {
-  key_hash: Buffer;
-  api_key_id: string;
-  last_used_at: Date | null;
-  organization_id: string;
-  user_id: string;
-  email: string;
-  first_name: string;
-  last_name: string;
-  image_url: string;
-  user_created_at: Date;
-}
+export type LiveKeyRow = ILiveKeysByHashResult;
 
 export interface NewApiKey {
   userId: string;
@@ -38,39 +31,41 @@ export interface NewApiKey {
   keyHash: Buffer;
 }
 
-const VIEW_COLUMNS = `k.id, k.name, k.key_prefix, k.key_last4, k.created_at, k.last_used_at, u.email AS created_by`;
-
 // Taken before the active keys are counted, so concurrent creations never pass the cap together.
-const LOCK_ORGANIZATION = `SELECT 1 FROM organizations WHERE id = $1 FOR NO KEY UPDATE`;
+const LOCK_ORGANIZATION = sql<ILockOrganizationQuery>`SELECT 1 AS locked FROM organizations WHERE id = $organizationId! FOR NO KEY UPDATE`;
 
-const COUNT_ACTIVE = `SELECT count(*)::int AS active FROM api_keys WHERE organization_id = $1 AND revoked_at IS NULL`;
+const COUNT_ACTIVE = sql<ICountActiveQuery>`SELECT count(*)::int AS "active!" FROM api_keys
+  WHERE organization_id = $organizationId! AND revoked_at IS NULL`;
 
-const INSERT = `WITH k AS (
+const INSERT = sql<IInsertQuery>`WITH k AS (
     INSERT INTO api_keys (organization_id, created_by_user_id, name, key_prefix, key_last4, key_hash)
-    VALUES ($1, $2, $3, $4, $5, $6) RETURNING *)
-  SELECT ${VIEW_COLUMNS} FROM k JOIN users u ON u.id = k.created_by_user_id`;
+    VALUES ($organizationId!, $userId!, $name!, $keyPrefix!, $keyLast4!, $keyHash!) RETURNING *)
+  SELECT k.id, k.name, k.key_prefix, k.key_last4, k.created_at, k.last_used_at, u.email AS created_by
+    FROM k JOIN users u ON u.id = k.created_by_user_id`;
 
-const LIST_ACTIVE = `SELECT ${VIEW_COLUMNS} FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
-  WHERE k.organization_id = $1 AND k.revoked_at IS NULL
-  ORDER BY k.created_at DESC, k.id DESC LIMIT $2 OFFSET $3`;
-
-const REVOKE = `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL RETURNING id`;
-
-/** Every request presenting a key runs this: a named statement, the keys of a batch as `$1`. */
-const LIVE_KEYS_BY_HASH = {
-  name: 'authenticate_api_keys',
-  text: `SELECT k.key_hash, k.id AS api_key_id, k.last_used_at, u.organization_id, u.id AS user_id, u.email,
-       u.first_name, u.last_name, u.image_url, u.created_at AS user_created_at
+const LIST_ACTIVE = sql<IListActiveQuery>`SELECT k.id, k.name, k.key_prefix, k.key_last4, k.created_at, k.last_used_at, u.email AS created_by
   FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
- WHERE k.key_hash = ANY($1) AND k.revoked_at IS NULL`,
-};
+  WHERE k.organization_id = $organizationId! AND k.revoked_at IS NULL
+  ORDER BY k.created_at DESC, k.id DESC LIMIT $limit! OFFSET $offset!`;
+
+const REVOKE = sql<IRevokeQuery>`UPDATE api_keys SET revoked_at = now()
+  WHERE id = $keyId! AND organization_id = $organizationId! AND revoked_at IS NULL RETURNING id`;
+
+const LIVE_KEYS_BY_HASH = sql<ILiveKeysByHashQuery>`SELECT k.key_hash, k.id AS api_key_id, k.last_used_at, u.organization_id,
+       u.id AS user_id, u.email, u.first_name, u.last_name, u.image_url, u.created_at AS user_created_at
+  FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
+ WHERE k.key_hash = ANY($keyHashes!) AND k.revoked_at IS NULL`;
+
+/** Every request presenting a key runs this: a prepared statement, the keys of a batch as its one parameter. */
+const AUTHENTICATE_API_KEYS = prepared('authenticate_api_keys', LIVE_KEYS_BY_HASH);
 
 // The condition keeps concurrent requests from all writing.
-const TOUCH = `UPDATE api_keys SET last_used_at = now()
-  WHERE id = $1 AND organization_id = $2 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
+const TOUCH = sql<ITouchQuery>`UPDATE api_keys SET last_used_at = now()
+  WHERE id = $apiKeyId! AND organization_id = $organizationId!
+    AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
 
-const WORKS_FOR = `SELECT 1 FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
-  WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND u.organization_id = $2`;
+const WORKS_FOR = sql<IWorksForQuery>`SELECT 1 AS works FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
+  WHERE k.key_hash = $keyHash! AND k.revoked_at IS NULL AND u.organization_id = $organizationId!`;
 
 /** The `api_keys` rows: creating, listing and revoking an organization's keys, and finding a presented key. */
 @Injectable()
@@ -83,9 +78,9 @@ export class ApiKeysRepository {
   private readonly liveKeys: BatchedLoader<string, LiveKeyRow>;
 
   constructor(private readonly database: Database) {
-    this.liveKeys = batchedRows<string, LiveKeyRow>(
+    this.liveKeys = batchedRows(
       database,
-      LIVE_KEYS_BY_HASH,
+      AUTHENTICATE_API_KEYS,
       (row) => row.key_hash.toString('hex'),
       (hexHashes) => hexHashes.map((hex) => Buffer.from(hex, 'hex')),
     );
@@ -93,28 +88,28 @@ export class ApiKeysRepository {
 
   /** Locks the organization's row until the transaction `sql` ends. */
   async lockOrganization(organizationId: string, sql: Sql): Promise<void> {
-    await sql.rows(LOCK_ORGANIZATION, [organizationId]);
+    await sql.rows(LOCK_ORGANIZATION, { organizationId });
   }
 
   /** Keys not revoked. Run after `lockOrganization`, in its own statement, it sees every key committed before. */
   async countActive(organizationId: string, sql: Sql = this.database): Promise<number> {
-    const [row] = await sql.rows<{ active: number }>(COUNT_ACTIVE, [organizationId]);
+    const [row] = await sql.rows(COUNT_ACTIVE, { organizationId });
     return row.active;
   }
 
   async insert(organizationId: string, key: NewApiKey, sql: Sql = this.database): Promise<ApiKeyRow> {
-    const [row] = await sql.rows<ApiKeyRow>(INSERT, [organizationId, key.userId, key.name, key.keyPrefix, key.keyLast4, key.keyHash]);
+    const [row] = await sql.rows(INSERT, { organizationId, ...key });
     return row;
   }
 
   /** Up to `limit` live keys after `offset`, newest first (ties: highest id first). */
   async listActive(organizationId: string, limit: number, offset: number, sql: Sql = this.database): Promise<ApiKeyRow[]> {
-    return sql.rows<ApiKeyRow>(LIST_ACTIVE, [organizationId, limit, offset]);
+    return sql.rows(LIST_ACTIVE, { organizationId, limit, offset });
   }
 
   /** False when the organization has no such live key (another organization's, or revoked already). */
   async revoke(organizationId: string, keyId: string, sql: Sql = this.database): Promise<boolean> {
-    return (await sql.rows<{ id: string }>(REVOKE, [keyId, organizationId])).length > 0;
+    return (await sql.rows(REVOKE, { keyId, organizationId })).length > 0;
   }
 
   /** The live key whose keyed hash (hex) this is, with its user; undefined for an unknown or revoked key. */
@@ -124,11 +119,11 @@ export class ApiKeysRepository {
 
   /** Records a use now, unless one was recorded within the last minute. */
   async touch(organizationId: string, apiKeyId: string, sql: Sql = this.database): Promise<void> {
-    await sql.rows(TOUCH, [apiKeyId, organizationId]);
+    await sql.rows(TOUCH, { apiKeyId, organizationId });
   }
 
   /** Whether a live key with this keyed hash acts for a user of the organization. */
   async worksFor(organizationId: string, keyHash: Buffer, sql: Sql = this.database): Promise<boolean> {
-    return (await sql.rows(WORKS_FOR, [keyHash, organizationId])).length > 0;
+    return (await sql.rows(WORKS_FOR, { keyHash, organizationId })).length > 0;
   }
 }

@@ -3,6 +3,16 @@ import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
 import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
+import { prepared, sql } from '../../database/typed-sql';
+import type {
+  IAccountsByOrganizationQuery,
+  IAccountsByOrganizationResult,
+  IInsertChargesQuery,
+  IInsertCreditQuery,
+  IInsertCreditResult,
+  IMoveBalanceQuery,
+  ISetLowBalanceThresholdQuery,
+} from './credit-accounts.repository.types';
 
 /** An organization's balance with its low-balance threshold (null: no alerts). */
 export interface CreditAccount {
@@ -12,15 +22,8 @@ export interface CreditAccount {
 
 export type CreditKind = 'purchase' | 'grant' | 'refund' | 'adjustment';
 
-/** One credit line as recorded (the fields a history line shows). */
-export interface LedgerRow {
-  id: number;
-  kind: string;
-  delta_cents: number;
-  currency: string;
-  occurred_at: Date;
-  provider_reference: string | null;
-}
+/** One credit line as recorded (the fields a history line shows), its bigints as numbers. */
+export type LedgerRow = Omit<IInsertCreditResult, 'id' | 'delta_cents'> & { id: number; delta_cents: number };
 
 export interface CreditLine {
   organizationId: string;
@@ -52,35 +55,30 @@ export interface BalanceMove {
   lowBalanceCents: number | null;
 }
 
-interface AccountRow {
-  organization_id: string;
-  balance_cents: number;
-  low_balance_cents: number | null;
-}
+const ACCOUNTS_BY_ORGANIZATION = sql<IAccountsByOrganizationQuery>`SELECT organization_id, balance_cents, low_balance_cents
+  FROM credit_accounts WHERE organization_id = ANY($organizationIds!::uuid[])`;
 
-const ACCOUNTS_BY_ORGANIZATION = {
-  name: 'credit_accounts_by_organization',
-  text: `SELECT organization_id, balance_cents, low_balance_cents FROM credit_accounts WHERE organization_id = ANY($1::uuid[])`,
-};
-
-const SET_LOW_BALANCE_THRESHOLD = `INSERT INTO credit_accounts (organization_id, balance_cents, currency, low_balance_cents) VALUES ($1, 0, $2, $3)
-       ON CONFLICT (organization_id) DO UPDATE SET low_balance_cents = EXCLUDED.low_balance_cents`;
+const SET_LOW_BALANCE_THRESHOLD = sql<ISetLowBalanceThresholdQuery>`INSERT INTO credit_accounts (organization_id, balance_cents, currency, low_balance_cents)
+  VALUES ($organizationId!, 0, $currency!, $cents)
+  ON CONFLICT (organization_id) DO UPDATE SET low_balance_cents = EXCLUDED.low_balance_cents`;
 
 /** Locks the balance row (creating it at the first move), so the balance before and after are exact. */
-const MOVE_BALANCE = `INSERT INTO credit_accounts (organization_id, balance_cents, currency) VALUES ($1, $2, $3)
-       ON CONFLICT (organization_id) DO UPDATE SET balance_cents = credit_accounts.balance_cents + EXCLUDED.balance_cents
-       RETURNING balance_cents, low_balance_cents`;
+const MOVE_BALANCE = sql<IMoveBalanceQuery>`INSERT INTO credit_accounts (organization_id, balance_cents, currency)
+  VALUES ($organizationId!, $delta!, $currency!)
+  ON CONFLICT (organization_id) DO UPDATE SET balance_cents = credit_accounts.balance_cents + EXCLUDED.balance_cents
+  RETURNING balance_cents, low_balance_cents`;
 
 /** A purchase's provider reference is unique among purchases: a second one records nothing. */
-const INSERT_CREDIT = `INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, provider_reference, note)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (provider_reference) WHERE kind = 'purchase' DO NOTHING
-       RETURNING id, kind, delta_cents, currency, occurred_at, provider_reference`;
+const INSERT_CREDIT = sql<IInsertCreditQuery>`INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, provider_reference, note)
+  VALUES ($organizationId!, $kind!, $cents!, $currency!, $occurredAt!, $providerReference, $note)
+  ON CONFLICT (provider_reference) WHERE kind = 'purchase' DO NOTHING
+  RETURNING id, kind, delta_cents, currency, occurred_at, provider_reference`;
 
-const INSERT_CHARGES = `INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, room_id, connection_id)
-         SELECT organization_id, kind, delta_cents, $1, occurred_at, room_id, connection_id
-           FROM unnest($2::uuid[], $3::bigint[], $4::timestamptz[], $5::uuid[], $6::bigint[], $7::text[])
-             AS c(organization_id, delta_cents, occurred_at, room_id, connection_id, kind)`;
+const INSERT_CHARGES = sql<IInsertChargesQuery>`INSERT INTO ledger_entries (organization_id, kind, delta_cents, currency, occurred_at, room_id, connection_id)
+  SELECT organization_id, kind, delta_cents, $currency!, occurred_at, room_id, connection_id
+    FROM unnest($organizationIds!::uuid[], $cents!::bigint[], $occurredAts!::timestamptz[], $roomIds!::uuid[],
+                $connectionIds!::bigint[], $kinds!::text[])
+      AS c(organization_id, delta_cents, occurred_at, room_id, connection_id, kind)`;
 
 /**
  * The credit account aggregate: an organization's balance row (`credit_accounts`) and the
@@ -90,10 +88,14 @@ const INSERT_CHARGES = `INSERT INTO ledger_entries (organization_id, kind, delta
  */
 @Injectable()
 export class CreditAccountsRepository {
-  private readonly accounts: BatchedLoader<string, AccountRow>;
+  private readonly accounts: BatchedLoader<string, IAccountsByOrganizationResult>;
 
   constructor(private readonly database: Database) {
-    this.accounts = batchedRows<string, AccountRow>(database, ACCOUNTS_BY_ORGANIZATION, (row) => row.organization_id);
+    this.accounts = batchedRows(
+      database,
+      prepared('credit_accounts_by_organization', ACCOUNTS_BY_ORGANIZATION),
+      (row) => row.organization_id,
+    );
   }
 
   /** 0 and no threshold before the organization's first ledger row. */
@@ -111,7 +113,7 @@ export class CreditAccountsRepository {
 
   /** Creates the account row when needed; the balance is left as it is. */
   async setLowBalanceThreshold(organizationId: string, currency: string, cents: number | null, sql: Sql = this.database): Promise<void> {
-    await sql.rows(SET_LOW_BALANCE_THRESHOLD, [organizationId, currency, cents]);
+    await sql.rows(SET_LOW_BALANCE_THRESHOLD, { organizationId, currency, cents });
   }
 
   /**
@@ -119,11 +121,7 @@ export class CreditAccountsRepository {
    * transaction ends: concurrent moves see each other's result, never the same `before`.
    */
   async moveBalance(organizationId: string, delta: number, currency: string, sql: Sql = this.database): Promise<BalanceMove> {
-    const [account] = await sql.rows<Pick<AccountRow, 'balance_cents' | 'low_balance_cents'>>(MOVE_BALANCE, [
-      organizationId,
-      delta,
-      currency,
-    ]);
+    const [account] = await sql.rows(MOVE_BALANCE, { organizationId, delta, currency });
     const after = Number(account.balance_cents);
     return {
       before: after - delta,
@@ -134,29 +132,21 @@ export class CreditAccountsRepository {
 
   /** The line as recorded, or null when a purchase with this provider reference was already recorded. */
   async insertCredit(line: CreditLine, sql: Sql = this.database): Promise<LedgerRow | null> {
-    const [row] = await sql.rows<LedgerRow>(INSERT_CREDIT, [
-      line.organizationId,
-      line.kind,
-      line.cents,
-      line.currency,
-      line.occurredAt,
-      line.providerReference ?? null,
-      line.note ?? null,
-    ]);
+    const [row] = await sql.rows(INSERT_CREDIT, line);
     return row ? { ...row, id: Number(row.id), delta_cents: Number(row.delta_cents) } : null;
   }
 
   /** All charges and corrections with one insert (the balance is moved separately, by their sum per organization). */
   async insertCharges(charges: ChargeLine[], currency: string, sql: Sql = this.database): Promise<void> {
     if (charges.length === 0) return;
-    await sql.rows(INSERT_CHARGES, [
+    await sql.rows(INSERT_CHARGES, {
       currency,
-      charges.map((charge) => charge.organizationId),
-      charges.map((charge) => charge.cents),
-      charges.map((charge) => charge.occurredAt),
-      charges.map((charge) => charge.roomId),
-      charges.map((charge) => charge.connectionId),
-      charges.map((charge) => charge.kind),
-    ]);
+      organizationIds: charges.map((charge) => charge.organizationId),
+      cents: charges.map((charge) => charge.cents),
+      occurredAts: charges.map((charge) => charge.occurredAt),
+      roomIds: charges.map((charge) => charge.roomId),
+      connectionIds: charges.map((charge) => charge.connectionId),
+      kinds: charges.map((charge) => charge.kind),
+    });
   }
 }

@@ -4,6 +4,8 @@ import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
+import { type Narrowed, prepared, sql } from '../../database/typed-sql';
+import type { IPreviewsQuery, IPreviewsResult } from './invites.repository.types';
 
 /** A link with what its use depends on: its bounds and its room's status and mode. */
 export interface InviteRow {
@@ -18,16 +20,7 @@ export interface InviteRow {
 }
 
 /** A link as its preview shows it, with the languages its room holds right now. */
-export interface InvitePreviewRow {
-  code_hash: Buffer;
-  expires_at: Date;
-  max_uses: number;
-  uses: number;
-  room_status: RoomStatus;
-  streaming_mode: StreamingMode | null;
-  /** Sorted by code (held_languages). */
-  held: string[];
-}
+export type InvitePreviewRow = Narrowed<IPreviewsResult, { room_status: RoomStatus; streaming_mode: StreamingMode | null }>;
 
 export interface NewInvite {
   organizationId: string;
@@ -39,13 +32,11 @@ export interface NewInvite {
 
 // Links are found by the stored hash of their code: the code is the credential (no organization is
 // known before it). Everything else is scoped to the organization in the statement.
-const PREVIEWS = {
-  name: 'invite_previews',
-  text: `SELECT i.code_hash, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode,
-                held_languages(r.id, NULL) AS held
-           FROM invites i JOIN rooms r ON r.id = i.room_id AND r.organization_id = i.organization_id
-          WHERE i.code_hash = ANY($1::bytea[])`,
-};
+/** `held`: sorted by code (held_languages). */
+const PREVIEWS = sql<IPreviewsQuery>`SELECT i.code_hash, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode,
+         held_languages(r.id, NULL) AS "held!"
+    FROM invites i JOIN rooms r ON r.id = i.room_id AND r.organization_id = i.organization_id
+   WHERE i.code_hash = ANY($codeHashes!::bytea[])`;
 
 const FIND = `SELECT i.id, i.organization_id, i.room_id, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode
   FROM invites i JOIN rooms r ON r.id = i.room_id AND r.organization_id = i.organization_id WHERE i.code_hash = $1`;
@@ -69,9 +60,9 @@ export class InvitesRepository {
   private readonly previews: BatchedLoader<string, InvitePreviewRow>;
 
   constructor(private readonly database: Database) {
-    this.previews = batchedRows<string, InvitePreviewRow>(
+    this.previews = batchedRows<string, IPreviewsQuery, InvitePreviewRow>(
       database,
-      PREVIEWS,
+      prepared('invite_previews', PREVIEWS),
       (row) => row.code_hash.toString('hex'),
       (hexHashes) => hexHashes.map((hex) => Buffer.from(hex, 'hex')),
     );
