@@ -3,7 +3,7 @@ import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 
 import { DataSource } from 'typeorm';
 import { poolOf } from './pool';
 import type { Sql, Statement } from './sql';
-import { type QueryTypes, type TypedStatement, unmarked, valuesOf } from './typed-sql';
+import { type ParamsOf, type QueryTypes, type TypedStatement, unmarked, valuesOf } from './typed-sql';
 
 export type Isolation = 'read committed' | 'repeatable read' | 'serializable';
 
@@ -29,14 +29,14 @@ function config(statement: AnyStatement, values: readonly unknown[] | object | u
 class Statements implements Sql {
   constructor(private readonly on: Pool | PoolClient) {}
 
-  rows<Q extends QueryTypes, R extends Q['result'] = Q['result']>(statement: TypedStatement<Q>, params: Q['params']): Promise<R[]>;
+  rows<Q extends QueryTypes, R extends Q['result'] = Q['result']>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<R[]>;
   rows<R extends QueryResultRow>(statement: string | Statement, values?: readonly unknown[]): Promise<R[]>;
   async rows(statement: AnyStatement, values?: readonly unknown[] | object): Promise<QueryResultRow[]> {
     const result: QueryResult = await this.on.query(config(statement, values));
     return isTyped(statement) ? unmarked(statement, result.rows) : result.rows;
   }
 
-  count<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params']): Promise<number>;
+  count<Q extends QueryTypes>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<number>;
   count(statement: string | Statement, values?: readonly unknown[]): Promise<number>;
   async count(statement: AnyStatement, values?: readonly unknown[] | object): Promise<number> {
     const result = await this.on.query(config(statement, values));

@@ -1,5 +1,5 @@
 import type { QueryResultRow } from 'pg';
-import type { QueryTypes, TypedStatement } from './typed-sql';
+import type { ParamsOf, QueryTypes, TypedStatement } from './typed-sql';
 
 /**
  * One statement. A `name` makes it a prepared statement: Postgres parses and plans it once per
@@ -20,10 +20,10 @@ export interface Sql {
    * The rows of one statement (none for a write without RETURNING), typed from the schema; `R` may
    * narrow a column to the domain's type where a CHECK of the schema guarantees it (a status union).
    */
-  rows<Q extends QueryTypes, R extends Q['result'] = Q['result']>(statement: TypedStatement<Q>, params: Q['params']): Promise<R[]>;
+  rows<Q extends QueryTypes, R extends Q['result'] = Q['result']>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<R[]>;
   rows<R extends QueryResultRow>(statement: string | Statement, values?: readonly unknown[]): Promise<R[]>;
   /** How many rows one write touched. */
-  count<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params']): Promise<number>;
+  count<Q extends QueryTypes>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<number>;
   count(statement: string | Statement, values?: readonly unknown[]): Promise<number>;
 }
 

@@ -16,7 +16,7 @@
 
 /** What pgtyped generates for one statement. */
 export interface QueryTypes {
-  params: object;
+  params: object | void;
   result: object | void;
 }
 
@@ -36,6 +36,9 @@ export interface TypedStatement<Q extends QueryTypes> {
 // A parameter outside quotes and comments: `$name` or `$name!` (`$1` and `$$` are not names).
 const TOKEN = /'(?:[^']|'')*'|"(?:[^"])*"|--[^\n]*|\/\*[\s\S]*?\*\/|::|\$([A-Za-z_][A-Za-z0-9_]*)!?/g;
 const MARKED_COLUMN = /"([A-Za-z_][A-Za-z0-9_]*)[!?]"/g;
+
+/** The parameters argument of a statement: none for a statement without parameters. */
+export type ParamsOf<Q extends QueryTypes> = Q['params'] extends void ? [params?: undefined] : [params: Q['params']];
 
 /** The tag: the statement with positional parameters, typed by the generated `Q`. */
 export function sql<Q extends QueryTypes>(strings: TemplateStringsArray): TypedStatement<Q> {
@@ -58,8 +61,8 @@ export function prepared<Q extends QueryTypes>(name: string, statement: TypedSta
 }
 
 /** The values of `params`, in the statement's `$1…` order (a parameter left out is null). */
-export function valuesOf<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params']): unknown[] {
-  const values = params as Record<string, unknown>;
+export function valuesOf<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params'] | undefined): unknown[] {
+  const values = (params ?? {}) as Record<string, unknown>;
   return statement.parameters.map((name) => values[name] ?? null);
 }
 

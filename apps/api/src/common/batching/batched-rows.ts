@@ -1,6 +1,6 @@
 import { BatchedLoader } from './batched-loader';
 import type { Sql } from '../../database/sql';
-import type { QueryTypes, TypedStatement } from '../../database/typed-sql';
+import type { ParamsOf, QueryTypes, TypedStatement } from '../../database/typed-sql';
 
 /**
  * Rows loaded by key for the requests that arrive together: one prepared statement per batch (one
@@ -21,7 +21,8 @@ export function batchedRows<K, Q extends QueryTypes, R extends Q['result'] = Q['
   }
   return new BatchedLoader<K, R>(
     async (keys) => {
-      const rows = await sql.rows<Q, R>(statement, { [parameter]: parameterOf(keys) } as Q['params']);
+      const params = [{ [parameter]: parameterOf(keys) }] as ParamsOf<Q>;
+      const rows = await sql.rows<Q, R>(statement, ...params);
       return new Map(rows.map((row) => [keyOf(row), row]));
     },
     { maxBatch: 100, parallel: 1 },

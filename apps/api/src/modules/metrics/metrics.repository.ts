@@ -1,20 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { Database } from '../../database/database';
 import type { Sql } from '../../database/sql';
+import { sql } from '../../database/typed-sql';
+import type { IActiveRoomsQuery, IOpenConnectionsQuery, IUnappliedAgesQuery, IUnappliedAgesResult } from './metrics.repository.types';
 
 /** How long the oldest unapplied inbound event of a provider has waited (0 when none). */
-export interface UnappliedAge {
-  provider: string;
-  seconds: number;
-}
+export type UnappliedAge = IUnappliedAgesResult;
 
-const UNAPPLIED_AGES = `SELECT p.provider, coalesce(extract(epoch FROM now() - (SELECT min(received_at) FROM inbound_events
-    WHERE processed_at IS NULL AND provider = p.provider)), 0)::float8 AS seconds
+const UNAPPLIED_AGES = sql<IUnappliedAgesQuery>`SELECT p.provider AS "provider!",
+    coalesce(extract(epoch FROM now() - (SELECT min(received_at) FROM inbound_events
+      WHERE processed_at IS NULL AND provider = p.provider)), 0)::float8 AS "seconds!"
   FROM (VALUES ('livekit'), ('stripe')) AS p(provider)`;
 
-const ACTIVE_ROOMS = `SELECT count(*)::int AS n FROM rooms WHERE status = 'active'`;
+const ACTIVE_ROOMS = sql<IActiveRoomsQuery>`SELECT count(*)::int AS "n!" FROM rooms WHERE status = 'active'`;
 
-const OPEN_CONNECTIONS = `SELECT count(*)::int AS n FROM connections WHERE left_at IS NULL`;
+const OPEN_CONNECTIONS = sql<IOpenConnectionsQuery>`SELECT count(*)::int AS "n!" FROM connections WHERE left_at IS NULL`;
 
 /**
  * The reads behind the operator's gauges, read on each scrape. They count across every organization
@@ -26,18 +26,18 @@ export class MetricsRepository {
 
   /** One row per inbound webhook provider (livekit, stripe). */
   async unappliedInboundAges(sql: Sql = this.database): Promise<UnappliedAge[]> {
-    return sql.rows<UnappliedAge>(UNAPPLIED_AGES);
+    return sql.rows(UNAPPLIED_AGES);
   }
 
   /** Rooms with status active. */
   async activeRooms(sql: Sql = this.database): Promise<number> {
-    const [row] = await sql.rows<{ n: number }>(ACTIVE_ROOMS);
+    const [row] = await sql.rows(ACTIVE_ROOMS);
     return row.n;
   }
 
   /** Participant connections open now, translators included. */
   async openConnections(sql: Sql = this.database): Promise<number> {
-    const [row] = await sql.rows<{ n: number }>(OPEN_CONNECTIONS);
+    const [row] = await sql.rows(OPEN_CONNECTIONS);
     return row.n;
   }
 }
