@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 
 /** A key as its organization sees it: never its secret or hash, only their first and last characters. */
@@ -82,7 +82,7 @@ export class ApiKeysRepository {
    */
   private readonly liveKeys: BatchedLoader<string, LiveKeyRow>;
 
-  constructor(private readonly database: Database) {
+  constructor(private readonly database: DatabaseClient) {
     this.liveKeys = batchedRows<string, LiveKeyRow>(
       database,
       LIVE_KEYS_BY_HASH,

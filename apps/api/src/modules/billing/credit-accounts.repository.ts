@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
@@ -92,7 +92,7 @@ const INSERT_CHARGES = `INSERT INTO ledger_entries (organization_id, kind, delta
 export class CreditAccountsRepository {
   private readonly accounts: BatchedLoader<string, AccountRow>;
 
-  constructor(private readonly database: Database) {
+  constructor(private readonly database: DatabaseClient) {
     this.accounts = batchedRows<string, AccountRow>(database, ACCOUNTS_BY_ORGANIZATION, (row) => row.organization_id);
   }
 

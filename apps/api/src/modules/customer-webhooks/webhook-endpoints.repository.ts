@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import { CUSTOMER_EVENT_TYPES, type CustomerEventType } from './event-types';
 
@@ -54,7 +54,7 @@ const SUBSCRIBED = `SELECT id, organization_id, events FROM webhook_endpoints WH
 /** `webhook_endpoints`: where an organization's events are sent. */
 @Injectable()
 export class WebhookEndpointsRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   async create(endpoint: NewWebhookEndpoint, sql: Sql = this.database): Promise<WebhookEndpointRow> {
     const [row] = await sql.rows<WebhookEndpointRow>(CREATE, [

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 
 /** How long the oldest unapplied inbound event of a provider has waited (0 when none). */
@@ -22,7 +22,7 @@ const OPEN_CONNECTIONS = `SELECT count(*)::int AS n FROM connections WHERE left_
  */
 @Injectable()
 export class MetricsRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /** One row per inbound webhook provider (livekit, stripe). */
   async unappliedInboundAges(sql: Sql = this.database): Promise<UnappliedAge[]> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 
 /** A user as the actor of a request sees it. */
@@ -50,7 +50,7 @@ const UPSERT_SESSION_USER = `INSERT INTO users (organization_id, email, first_na
 /** The `organizations` and their `users`. */
 @Injectable()
 export class OrganizationsRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /** A new organization's id. */
   async insert(name: string, sql: Sql = this.database): Promise<string> {
