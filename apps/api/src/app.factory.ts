@@ -4,12 +4,12 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { createRootLogger, JsonLogger } from './common/logging/request-logging';
-import { InputValidationPipe } from './common/validation/validation.pipe';
+import { InputValidationPipe } from './common/validation/input-validation.pipe';
 import type { AppConfig } from './config/app-config';
 import type { Server } from 'node:http';
 import type { DestinationStream } from 'pino';
 import { mountOpenApi } from './openapi';
-import { Metrics } from './common/metrics/metrics';
+import { MetricsRegistry } from './common/metrics/metrics.registry';
 import { readBodies } from './common/http/body-parsers';
 import { allowBrowsers } from './common/http/browser-access';
 import { requestEnvelope } from './common/http/request-envelope';
@@ -22,7 +22,7 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
     logger: new JsonLogger(logger),
     bodyParser: false, // read below (readBodies), with our limits, keeping the raw bytes for webhook signatures
   });
-  app.use(requestEnvelope(logger, app.get(Metrics)));
+  app.use(requestEnvelope(logger, app.get(MetricsRegistry)));
   allowBrowsers(app, config);
   app.use(readBodies(config));
   if (config.http.trustProxyHops > 0) app.set('trust proxy', config.http.trustProxyHops);

@@ -6,7 +6,7 @@ import { dataSourceOptions } from '../database/data-source';
 import { DatabaseModule } from '../database/database.module';
 import { ApiKeysModule } from '../modules/api-keys/api-keys.module';
 import { CreditAccountsRepository } from '../modules/billing/credit-accounts.repository';
-import { Ledger } from '../modules/billing/ledger';
+import { LedgerService } from '../modules/billing/ledger.service';
 import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
 import { CustomerEventsModule } from '../modules/customer-webhooks/customer-events.module';
 import { OrganizationsModule } from '../modules/organizations/organizations.module';
@@ -25,7 +25,7 @@ export class CliModule {
         ApiKeysModule,
         OrganizationsModule,
       ],
-      providers: [Ledger, CreditAccountsRepository],
+      providers: [LedgerService, CreditAccountsRepository],
     };
   }
 }

@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { parseArgs } from 'node:util';
-import { Ledger } from '../modules/billing/ledger';
+import { LedgerService } from '../modules/billing/ledger.service';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
 import { devAccount } from './dev-account';
 import { UsageError } from './usage-error';
@@ -41,7 +41,7 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
       if (!/^[0-9a-f-]{36}$/i.test(organizationId))
         throw new UsageError(`--org must be an organization id (uuid), got "${organizationId}"`);
       await app.get(OrganizationsService).assertExists(organizationId);
-      const line = await app.get(Ledger).grant({ organizationId, cents: Number(centsText), note: values.note ?? null });
+      const line = await app.get(LedgerService).grant({ organizationId, cents: Number(centsText), note: values.note ?? null });
       return {
         kind: line.kind,
         occurred_at: line.occurred_at,

@@ -5,7 +5,7 @@ import { hashApiKeySecret } from '../common/auth/api-key-secret';
 import type { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ApiKeysRepository } from '../modules/api-keys/api-keys.repository';
-import { Ledger } from '../modules/billing/ledger';
+import { LedgerService } from '../modules/billing/ledger.service';
 import { CreditAccountsRepository } from '../modules/billing/credit-accounts.repository';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
 import { UsageError } from './usage-error';
@@ -57,7 +57,7 @@ export async function devAccount(
   }
   const account = await app.get(OrganizationsService).create({ name: 'Development', email: 'dev@localhost.test', firstName: 'Dev' });
   await app
-    .get(Ledger)
+    .get(LedgerService)
     .grant({ organizationId: account.organization_id, cents: DEV_CREDIT_CENTS, note: 'development credit (npm run dev)' });
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(account, null, 2)}\n`, { mode: 0o600 });

@@ -1,8 +1,11 @@
 import { Global, Module } from '@nestjs/common';
-import { Database } from './database';
-import { HotRowWrites } from './hot-row-writes';
-import { Notifications } from './notifications';
+import { DatabaseClient } from './database.client';
+import { HotRowWritesService } from './hot-row-writes.service';
+import { NotificationsClient } from './notifications.client';
 
 @Global()
-@Module({ providers: [Database, HotRowWrites, Notifications], exports: [Database, HotRowWrites, Notifications] })
+@Module({
+  providers: [DatabaseClient, HotRowWritesService, NotificationsClient],
+  exports: [DatabaseClient, HotRowWritesService, NotificationsClient],
+})
 export class DatabaseModule {}

@@ -1,5 +1,5 @@
 /*
- * Keys of deferred hot-row writes (see HotRowWrites). Deferred writes run in key order, so every
+ * Keys of deferred hot-row writes (see HotRowWritesService). Deferred writes run in key order, so every
  * transaction takes these row locks in the same order: the charges it appends, the totals of the
  * rooms it already holds locked, then usage slots (by organization and time) and after them the
  * organization's usage version, then balances.
@@ -7,7 +7,7 @@
 
 export const LEDGER_CHARGES_KEY = '0.ledger.charges';
 
-/** The totals of every room the transaction charged, written by one statement (see HotRowWrites.addToGroup). */
+/** The totals of every room the transaction charged, written by one statement (see HotRowWritesService.addToGroup). */
 export const ROOM_TOTALS_KEY = '0.room.totals';
 
 export const usageSlotKey = (organizationId: string, slotSeconds: number) =>

@@ -12,7 +12,7 @@ export interface Statement {
 
 /**
  * Where a repository runs its statements: the pool (each statement on its own) or one open
- * transaction (`Database.transaction`). Repositories take it as their last, optional parameter, so
+ * transaction (`DatabaseClient.transaction`). Repositories take it as their last, optional parameter, so
  * a service decides what runs together and a repository only says how.
  */
 export interface Sql {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { QueueName } from '@app/contracts';
-import { Database } from '../database/database';
+import { DatabaseClient } from '../database/database.client';
 import type { Sql } from '../database/sql';
 
 /** A job decided inside a transaction, as the outbox keeps it until it is enqueued. */
@@ -31,7 +31,7 @@ const MARK_ENQUEUED = `UPDATE outbox_jobs SET enqueued_at = now() WHERE job_id =
 /** `outbox_jobs`: jobs written with the transaction that decided them, enqueued after its commit. */
 @Injectable()
 export class OutboxRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /** Writes the jobs (in the caller's transaction); a job id already written is kept as it was. */
   async insert(jobs: OutboxJob[], sql: Sql = this.database): Promise<void> {

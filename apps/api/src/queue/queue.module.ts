@@ -1,13 +1,13 @@
 import { Global, Module } from '@nestjs/common';
-import { DurableQueue } from './durable-queue';
-import { Outbox } from './outbox';
+import { DurableQueueService } from './durable-queue.service';
+import { OutboxPublisher } from './outbox.publisher';
 import { OutboxRepository } from './outbox.repository';
-import { PeriodicJobs } from './periodic-jobs';
-import { QueueRegistry } from './queue-registry';
+import { PeriodicJobsScheduler } from './periodic-jobs.scheduler';
+import { QueueRegistry } from './queue.registry';
 
 @Global()
 @Module({
-  providers: [QueueRegistry, PeriodicJobs, DurableQueue, OutboxRepository, Outbox],
-  exports: [QueueRegistry, PeriodicJobs, DurableQueue, Outbox],
+  providers: [QueueRegistry, PeriodicJobsScheduler, DurableQueueService, OutboxRepository, OutboxPublisher],
+  exports: [QueueRegistry, PeriodicJobsScheduler, DurableQueueService, OutboxPublisher],
 })
 export class QueueModule {}

@@ -1,10 +1,10 @@
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { issueKinds } from '../support/issue-kinds';
 import { Client } from 'pg';
 import type { Server } from 'node:http';
 import net from 'node:net';
 import { listenLocally } from '../support/listen-locally';
-import { Ledger } from '../../src/modules/billing/ledger';
+import { LedgerService } from '../../src/modules/billing/ledger.service';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
 import { startStripeDouble, type StripeDouble } from '../support/stripe-double';
@@ -149,9 +149,9 @@ describe('billing', () => {
   }
 
   async function grantAt(org: TestOrganization, cents: number, at: Date): Promise<void> {
-    const ledger = h.t.app.get(Ledger);
+    const ledger = h.t.app.get(LedgerService);
     await h.t.app
-      .get(Database)
+      .get(DatabaseClient)
       .transaction((tx) => ledger.credit(tx, { organizationId: org.organizationId, kind: 'grant', cents, occurredAt: at }));
   }
 

@@ -1,4 +1,4 @@
-import { IdempotencyStore } from '../../src/modules/idempotency/idempotency-store';
+import { IdempotencyStore } from '../../src/modules/idempotency/idempotency.store';
 import { createOrganization, createTeammate } from '../support/factories';
 import { startFullHarness, type FullHarness } from '../support/payments-harness';
 import { createRoom } from '../support/rooms-harness';

@@ -1,5 +1,5 @@
 import { QUEUES, TRANSLATOR_JOBS } from '@app/contracts';
-import { QueueRegistry } from '../../src/queue/queue-registry';
+import { QueueRegistry } from '../../src/queue/queue.registry';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import { serializeEvent, signWebhook } from '../support/livekit-webhooks';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';

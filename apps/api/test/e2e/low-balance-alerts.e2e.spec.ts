@@ -1,5 +1,5 @@
-import { Database } from '../../src/database/database';
-import { Ledger } from '../../src/modules/billing/ledger';
+import { DatabaseClient } from '../../src/database/database.client';
+import { LedgerService } from '../../src/modules/billing/ledger.service';
 import { createOrganization } from '../support/factories';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -55,11 +55,11 @@ describe('Low-balance alerts', () => {
       .send({ url: r.url, events: ['credit.low', 'credit.exhausted'] })
       .expect(201);
     await t.http().put('/v1/billing/alerts').set(org.auth).send({ low_balance_cents: 50 }).expect(200);
-    const ledger = t.app.get(Ledger);
+    const ledger = t.app.get(LedgerService);
     // 20 transactions at once, each taking 6 cents: 100 → -20, crossing 50 and 0 once each.
     const spend = (cents: number) =>
       t.app
-        .get(Database)
+        .get(DatabaseClient)
         .transaction((tx) => ledger.credit(tx, { organizationId: org.organizationId, kind: 'adjustment', cents, occurredAt: new Date() }));
     await Promise.all(Array.from({ length: 20 }, () => spend(-6)));
     const alerts = async () =>
@@ -93,10 +93,10 @@ describe('Low-balance alerts', () => {
           .expect(201);
       }
       await t.http().put('/v1/billing/alerts').set(org.auth).send({ low_balance_cents: 50 }).expect(200);
-      const ledger = t.app.get(Ledger);
+      const ledger = t.app.get(LedgerService);
       const move = (cents: number) =>
         t.app
-          .get(Database)
+          .get(DatabaseClient)
           .transaction((tx) =>
             ledger.credit(tx, { organizationId: org.organizationId, kind: 'adjustment', cents, occurredAt: new Date() }),
           );

@@ -1,4 +1,4 @@
-import { MetricsServer } from '../../src/modules/metrics/metrics-server';
+import { MetricsServer } from '../../src/modules/metrics/metrics.server';
 import { createOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, webhook, type RoomsHarness } from '../support/rooms-harness';
 import { startTestApp } from '../support/test-app';

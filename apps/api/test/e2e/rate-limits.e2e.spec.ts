@@ -3,7 +3,7 @@ import { createOrganization, createTeammate } from '../support/factories';
 import { createRoom, events, startRoomsHarness, webhook, type RoomsHarness } from '../support/rooms-harness';
 import { signStripePayload, TEST_WEBHOOK_SECRET } from '../support/stripe-webhooks';
 import { startTestApp, startTestAppOn, type TestApp } from '../support/test-app';
-import { blockSizeFor } from '../../src/common/rate-limiting/rate-limits';
+import { blockSizeFor } from '../../src/common/rate-limiting/rate-limits.service';
 
 const LIMITS = {
   RATE_LIMIT_WINDOW_SECONDS: '60',

@@ -1,5 +1,5 @@
 import { TRANSLATOR_JOBS } from '@app/contracts';
-import { Outbox, type OutboxJob } from '../../src/queue/outbox';
+import { OutboxPublisher, type OutboxJob } from '../../src/queue/outbox.publisher';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
 
@@ -14,7 +14,7 @@ describe('outbox jobs of a room change', () => {
 
   beforeAll(async () => {
     h = await startRoomsHarness();
-    const outbox = h.t.app.get(Outbox);
+    const outbox = h.t.app.get(OutboxPublisher);
     const write = outbox.write.bind(outbox);
     jest.spyOn(outbox, 'write').mockImplementation(async (tx, jobs) => {
       writes.push(...jobs);

@@ -1,7 +1,7 @@
 import { QUEUES, type TranscriptSegmentReport } from '@app/contracts';
 import { Webhook } from 'standardwebhooks';
-import { TranscriptReadiness } from '../../src/modules/transcripts/transcript-readiness';
-import { QueueRegistry } from '../../src/queue/queue-registry';
+import { TranscriptReadinessService } from '../../src/modules/transcripts/transcript-readiness.service';
+import { QueueRegistry } from '../../src/queue/queue.registry';
 import { translatorEventsDrained } from '../support/translator-events';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
@@ -210,7 +210,7 @@ describe('Transcripts', () => {
       await report(segment(a, { segmentId: 'young', startedAt: daysAgo(1), endedAt: daysAgo(1) }));
       await report(segment(b, { segmentId: 'old-but-kept', startedAt: daysAgo(3), endedAt: daysAgo(3) }));
       await translatorEventsDrained(h.t);
-      expect(await h.t.app.get(TranscriptReadiness).deleteExpired()).toBeGreaterThanOrEqual(1);
+      expect(await h.t.app.get(TranscriptReadinessService).deleteExpired()).toBeGreaterThanOrEqual(1);
       expect((await transcript(short, a.id)).body.items.map((s: { id: string }) => s.id)).toEqual(['young']);
       expect((await transcript(long, b.id)).body.items.map((s: { id: string }) => s.id)).toEqual(['old-but-kept']);
     });
@@ -367,7 +367,7 @@ describe('Transcripts', () => {
       // The translator is still draining: its last segment comes after the end, and is kept.
       await report(segment(room, { segmentId: 'r-2', startedAt: at(5_000), endedAt: at(6_000), translation: null }));
       await translatorEventsDrained(h.t);
-      expect(await h.t.app.get(TranscriptReadiness).closeDue()).toBe(0); // the translator has not left yet
+      expect(await h.t.app.get(TranscriptReadinessService).closeDue()).toBe(0); // the translator has not left yet
       await h.t.app
         .get(QueueRegistry)
         .add(QUEUES.translatorEvents, 'left', { type: 'left', ...base, at: new Date().toISOString() }, { jobId: `ready.${room.id}.left` });
@@ -394,7 +394,7 @@ describe('Transcripts', () => {
       await report(segment(room, { segmentId: 'r-3', startedAt: at(7_000), endedAt: at(8_000) }));
       await translatorEventsDrained(h.t);
       expect(await storedCount(room.id)).toBe(2);
-      expect(await h.t.app.get(TranscriptReadiness).closeDue()).toBe(0);
+      expect(await h.t.app.get(TranscriptReadinessService).closeDue()).toBe(0);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(r.received.filter((x) => x.event.type === 'transcript.ready')).toHaveLength(1);
     });
@@ -417,7 +417,7 @@ describe('Transcripts', () => {
       await report(segment(spoken, { segmentId: 'g-1' }));
       await translatorEventsDrained(h.t);
       for (const room of [spoken, silent]) await endRoom(room);
-      expect(await h.t.app.get(TranscriptReadiness).closeDue()).toBe(0);
+      expect(await h.t.app.get(TranscriptReadinessService).closeDue()).toBe(0);
       await h.t.db.query(`UPDATE rooms SET ended_at = ended_at - interval '61 seconds' WHERE id = ANY($1)`, [[spoken.id, silent.id]]);
       const received = await r.waitFor((all) => all.some((x) => x.event.type === 'transcript.ready'));
       expect(received.filter((x) => x.event.type === 'transcript.ready').map((x) => x.event.data.room_id)).toEqual([spoken.id]);

@@ -1,6 +1,6 @@
 import { QUEUES, type TranslatorEventJob } from '@app/contracts';
 import { TranslationStatsService } from '../../src/modules/translation-stats/translation-stats.service';
-import { QueueRegistry } from '../../src/queue/queue-registry';
+import { QueueRegistry } from '../../src/queue/queue.registry';
 import { createOrganization } from '../support/factories';
 import { createRoom, startRoomsHarness, type RoomsHarness } from '../support/rooms-harness';
 

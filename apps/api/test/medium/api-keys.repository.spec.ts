@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { ApiKeysRepository, type NewApiKey } from '../../src/modules/api-keys/api-keys.repository';
 import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
@@ -9,13 +9,13 @@ import { closeMediumDatabase, openMediumDatabase } from '../support/medium-datab
 describe('ApiKeysRepository', () => {
   let databaseUrl: string;
   let dataSource: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let keys: ApiKeysRepository;
   let organizations: OrganizationsRepository;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new Database(dataSource);
+    database = new DatabaseClient(dataSource);
     keys = new ApiKeysRepository(database);
     organizations = new OrganizationsRepository(database);
   });

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { BillingHistoryRepository } from '../../src/modules/billing/billing-history.repository';
 import { MediumRows } from '../support/medium-rows';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
@@ -17,7 +17,7 @@ describe('BillingHistoryRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    history = new BillingHistoryRepository(new Database(db));
+    history = new BillingHistoryRepository(new DatabaseClient(db));
     rows = new MediumRows(db);
   });
   afterAll(async () => {

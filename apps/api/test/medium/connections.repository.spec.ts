@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { ConnectionsRepository, type NewConnection } from '../../src/modules/metering/connections.repository';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
@@ -16,7 +16,7 @@ describe('ConnectionsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    connections = new ConnectionsRepository(new Database(db));
+    connections = new ConnectionsRepository(new DatabaseClient(db));
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, db);

@@ -2,11 +2,11 @@ import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../../src/config/app-config';
-import { Database } from '../../src/database/database';
-import { HotRowWrites } from '../../src/database/hot-row-writes';
+import { DatabaseClient } from '../../src/database/database.client';
+import { HotRowWritesService } from '../../src/database/hot-row-writes.service';
 import { CreditAccountsRepository } from '../../src/modules/billing/credit-accounts.repository';
-import { Ledger } from '../../src/modules/billing/ledger';
-import { CustomerEvents } from '../../src/modules/customer-webhooks/customer-events';
+import { LedgerService } from '../../src/modules/billing/ledger.service';
+import { CustomerEventsPublisher } from '../../src/modules/customer-webhooks/customer-events.publisher';
 import { WebhookDeliveriesRepository } from '../../src/modules/customer-webhooks/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
 import { MediumRows } from '../support/medium-rows';
@@ -20,7 +20,7 @@ import { closeMediumDatabase, openMediumDatabase } from '../support/medium-datab
 describe('CreditAccountsRepository', () => {
   let databaseUrl: string;
   let db: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let accounts: CreditAccountsRepository;
   let rows: MediumRows;
   let statements: string[] = [];
@@ -34,7 +34,7 @@ describe('CreditAccountsRepository', () => {
       statements?.push(typeof statement === 'string' ? statement : statement.text);
       return query.apply(this, args);
     } as never);
-    database = new Database(db);
+    database = new DatabaseClient(db);
     accounts = new CreditAccountsRepository(database);
     rows = new MediumRows(db);
   });
@@ -128,7 +128,7 @@ describe('CreditAccountsRepository', () => {
       expect(await ledgerOf(b.organizationId)).toEqual([
         { kind: 'charge', delta_cents: -60, currency: 'usd', room_id: roomB, connection_id: b1, provider_reference: null, note: null },
       ]);
-      // The balance is moved separately (by the Ledger, summed per organization).
+      // The balance is moved separately (by the LedgerService, summed per organization).
       expect(await balanceOf(a.organizationId)).toBeNull();
     });
 
@@ -206,17 +206,17 @@ describe('CreditAccountsRepository', () => {
     });
   });
 
-  describe('through the Ledger', () => {
+  describe('through the LedgerService', () => {
     const config = { credit: { currency: 'usd' } } as AppConfig;
     const ledger = () => {
-      const hot = new HotRowWrites();
+      const hot = new HotRowWritesService();
       return {
         hot,
-        ledger: new Ledger(
+        ledger: new LedgerService(
           config,
           database,
           hot,
-          new CustomerEvents(
+          new CustomerEventsPublisher(
             hot,
             config,
             new WebhookEndpointsRepository(database),

@@ -2,21 +2,21 @@ import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { QUEUES, type QueueName } from '@app/contracts';
 import type { DataSource } from 'typeorm';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
-import { Database } from '../../src/database/database';
-import { HotRowWrites } from '../../src/database/hot-row-writes';
-import { Notifications } from '../../src/database/notifications';
-import { CustomerEvents } from '../../src/modules/customer-webhooks/customer-events';
-import { CustomerWebhookDelivery } from '../../src/modules/customer-webhooks/customer-webhook-delivery';
+import { DatabaseClient } from '../../src/database/database.client';
+import { HotRowWritesService } from '../../src/database/hot-row-writes.service';
+import { NotificationsClient } from '../../src/database/notifications.client';
+import { CustomerEventsPublisher } from '../../src/modules/customer-webhooks/customer-events.publisher';
+import { CustomerWebhookDeliveryWorker } from '../../src/modules/customer-webhooks/customer-webhook-delivery.worker';
 import { WebhookDeliveriesRepository } from '../../src/modules/customer-webhooks/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
-import { Metrics } from '../../src/common/metrics/metrics';
-import { InboundEvents } from '../../src/modules/webhooks/inbound-events';
+import { MetricsRegistry } from '../../src/common/metrics/metrics.registry';
+import { InboundEventsService } from '../../src/modules/webhooks/inbound-events.service';
 import { InboundEventsRepository } from '../../src/modules/webhooks/inbound-events.repository';
-import { DurableQueue, type DurableSource } from '../../src/queue/durable-queue';
-import { Outbox } from '../../src/queue/outbox';
+import { DurableQueueService, type DurableSource } from '../../src/queue/durable-queue.service';
+import { OutboxPublisher } from '../../src/queue/outbox.publisher';
 import { OutboxRepository } from '../../src/queue/outbox.repository';
-import { PeriodicJobs } from '../../src/queue/periodic-jobs';
-import { QueueRegistry } from '../../src/queue/queue-registry';
+import { PeriodicJobsScheduler } from '../../src/queue/periodic-jobs.scheduler';
+import { QueueRegistry } from '../../src/queue/queue.registry';
 import { deleteKeysOf, testQueuePrefix } from '../support/redis-keys';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -31,25 +31,25 @@ const until = async (condition: () => Promise<boolean>, timeoutMs = 10_000): Pro
 /**
  * The one durable-enqueue path on the real PostgreSQL and Redis, without the application: the three
  * sources (outbox jobs, stored inbound events, due customer-webhook deliveries) plugged into one
- * DurableQueue, with nothing consuming the queues so what was enqueued stays to be counted.
+ * DurableQueueService, with nothing consuming the queues so what was enqueued stays to be counted.
  */
 describe('the durable queue', () => {
   let databaseUrl: string;
   let db: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let config: AppConfig;
   let registry: QueueRegistry;
-  let durable: DurableQueue;
-  let periodic: PeriodicJobs;
-  let metrics: Metrics;
-  let outbox: Outbox;
+  let durable: DurableQueueService;
+  let periodic: PeriodicJobsScheduler;
+  let metrics: MetricsRegistry;
+  let outbox: OutboxPublisher;
   let inboundRepository: InboundEventsRepository;
-  let customerEvents: CustomerEvents;
+  let customerEvents: CustomerEventsPublisher;
   let endpoints: WebhookEndpointsRepository;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new Database(db);
+    database = new DatabaseClient(db);
     config = loadConfig({
       ...process.env,
       NODE_ENV: 'test',
@@ -58,17 +58,17 @@ describe('the durable queue', () => {
       RUN_QUEUE_WORKERS: 'true',
     });
     registry = new QueueRegistry(config);
-    metrics = new Metrics();
-    periodic = new PeriodicJobs(registry, metrics, config);
-    durable = new DurableQueue(registry, new Notifications(db), periodic);
+    metrics = new MetricsRegistry();
+    periodic = new PeriodicJobsScheduler(registry, metrics, config);
+    durable = new DurableQueueService(registry, new NotificationsClient(db), periodic);
     const deliveries = new WebhookDeliveriesRepository(database);
     endpoints = new WebhookEndpointsRepository(database);
     inboundRepository = new InboundEventsRepository(database);
-    outbox = new Outbox(new OutboxRepository(database), durable);
-    new InboundEvents(database, inboundRepository, durable, metrics);
+    outbox = new OutboxPublisher(new OutboxRepository(database), durable);
+    new InboundEventsService(database, inboundRepository, durable, metrics);
     // Registers the due deliveries as a source; its queue handler is never registered, so nothing is sent.
-    new CustomerWebhookDelivery(deliveries, registry, durable, metrics, config);
-    customerEvents = new CustomerEvents(new HotRowWrites(), config, endpoints, deliveries, new RoomsRepository(database));
+    new CustomerWebhookDeliveryWorker(deliveries, registry, durable, metrics, config);
+    customerEvents = new CustomerEventsPublisher(new HotRowWritesService(), config, endpoints, deliveries, new RoomsRepository(database));
   });
   afterAll(async () => {
     await durable.close();

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { IdempotencyRepository, type KeyLifetime } from '../../src/modules/idempotency/idempotency.repository';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -14,7 +14,7 @@ describe('IdempotencyRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    keys = new IdempotencyRepository(new Database(dataSource));
+    keys = new IdempotencyRepository(new DatabaseClient(dataSource));
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, dataSource);

@@ -1,4 +1,4 @@
-import { InboundEvents } from '../../src/modules/webhooks/inbound-events';
+import { InboundEventsService } from '../../src/modules/webhooks/inbound-events.service';
 import { startTestApp, type TestApp } from '../support/test-app';
 
 describe('stored webhook events', () => {
@@ -17,7 +17,7 @@ describe('stored webhook events', () => {
        SELECT 'livekit', 'EV_old_' || g, 'test', '{}', now() FROM generate_series(1, 5000) g`,
     );
     await t.db.query(`ANALYZE inbound_events`);
-    const inbound = t.app.get(InboundEvents);
+    const inbound = t.app.get(InboundEventsService);
     const event = (id: string) => ({ provider: 'livekit' as const, eventId: id, eventType: 'test', subject: 'room-x', payload: { id } });
     // The first two deliveries are stored alone; the next ones arrive while they are and share an
     // insert, in this order, stamped within a millisecond or two. Their ids sort the other way round,

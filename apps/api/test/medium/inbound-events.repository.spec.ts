@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { InboundEventsRepository, type ReceivedEvent } from '../../src/modules/webhooks/inbound-events.repository';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -7,12 +7,12 @@ import { closeMediumDatabase, openMediumDatabase } from '../support/medium-datab
 describe('InboundEventsRepository', () => {
   let databaseUrl: string;
   let db: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let events: InboundEventsRepository;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new Database(db);
+    database = new DatabaseClient(db);
     events = new InboundEventsRepository(database);
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { InvitesRepository } from '../../src/modules/invites/invites.repository';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -8,12 +8,12 @@ import { closeMediumDatabase, openMediumDatabase } from '../support/medium-datab
 describe('InvitesRepository', () => {
   let databaseUrl: string;
   let dataSource: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let invites: InvitesRepository;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new Database(dataSource);
+    database = new DatabaseClient(dataSource);
     invites = new InvitesRepository(database);
   });
   afterAll(async () => {

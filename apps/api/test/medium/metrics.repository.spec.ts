@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { MetricsRepository } from '../../src/modules/metrics/metrics.repository';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -12,7 +12,7 @@ describe('MetricsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    reads = new MetricsRepository(new Database(dataSource));
+    reads = new MetricsRepository(new DatabaseClient(dataSource));
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, dataSource);

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Notifications } from '../../src/database/notifications';
+import { NotificationsClient } from '../../src/database/notifications.client';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 const until = async (condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
@@ -30,7 +30,7 @@ describe('database notifications', () => {
   it('calls back on commit only, listens again after losing its connection, and stops when closed', async () => {
     let notified = 0;
     let listening = 0;
-    const listener = await new Notifications(db).listen('test_channel', {
+    const listener = await new NotificationsClient(db).listen('test_channel', {
       onNotification: () => notified++,
       onListening: () => listening++,
     });

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -7,12 +7,12 @@ import { closeMediumDatabase, openMediumDatabase } from '../support/medium-datab
 describe('OrganizationsRepository', () => {
   let databaseUrl: string;
   let dataSource: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let organizations: OrganizationsRepository;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new Database(dataSource);
+    database = new DatabaseClient(dataSource);
     organizations = new OrganizationsRepository(database);
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { QUEUES } from '@app/contracts';
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { OutboxRepository, type OutboxJob } from '../../src/queue/outbox.repository';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -8,12 +8,12 @@ import { closeMediumDatabase, openMediumDatabase } from '../support/medium-datab
 describe('OutboxRepository', () => {
   let databaseUrl: string;
   let db: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let outbox: OutboxRepository;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new Database(db);
+    database = new DatabaseClient(db);
     outbox = new OutboxRepository(database);
   });
   afterAll(async () => {

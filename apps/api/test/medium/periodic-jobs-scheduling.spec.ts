@@ -1,20 +1,20 @@
 import { QUEUES } from '@app/contracts';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
-import { Metrics } from '../../src/common/metrics/metrics';
-import { PeriodicJobs, type PeriodicJob } from '../../src/queue/periodic-jobs';
-import { QueueRegistry } from '../../src/queue/queue-registry';
+import { MetricsRegistry } from '../../src/common/metrics/metrics.registry';
+import { PeriodicJobsScheduler, type PeriodicJob } from '../../src/queue/periodic-jobs.scheduler';
+import { QueueRegistry } from '../../src/queue/queue.registry';
 import { deleteKeysOf, testQueuePrefix } from '../support/redis-keys';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Process {
   registry: QueueRegistry;
-  periodic: PeriodicJobs;
-  metrics: Metrics;
+  periodic: PeriodicJobsScheduler;
+  metrics: MetricsRegistry;
 }
 
 /**
- * PeriodicJobs on the real Redis, several "processes" in one (each its own registry and connections)
+ * PeriodicJobsScheduler on the real Redis, several "processes" in one (each its own registry and connections)
  * on one queue prefix, as the application boots and stops them.
  */
 describe('periodic jobs', () => {
@@ -30,8 +30,8 @@ describe('periodic jobs', () => {
 
   function start(jobs: PeriodicJob[], runWorkers = true): Process {
     const registry = new QueueRegistry(configOf(runWorkers));
-    const metrics = new Metrics();
-    const periodic = new PeriodicJobs(registry, metrics, configOf(runWorkers));
+    const metrics = new MetricsRegistry();
+    const periodic = new PeriodicJobsScheduler(registry, metrics, configOf(runWorkers));
     for (const job of jobs) periodic.register(job);
     periodic.onModuleInit();
     periodic.onApplicationBootstrap();
@@ -109,7 +109,7 @@ describe('periodic jobs', () => {
   });
 
   it('refuses a job registered twice or without a period', () => {
-    const periodic = new PeriodicJobs({} as QueueRegistry, new Metrics(), configOf(true));
+    const periodic = new PeriodicJobsScheduler({} as QueueRegistry, new MetricsRegistry(), configOf(true));
     const run = async () => undefined;
     periodic.register({ name: 'a', everyMs: 1000, run });
     expect(() => periodic.register({ name: 'a', everyMs: 1000, run })).toThrow('registered twice');

@@ -1,6 +1,6 @@
 import type { QueueName } from '@app/contracts';
 import { loadConfig } from '../../src/config/app-config';
-import { QueueRegistry } from '../../src/queue/queue-registry';
+import { QueueRegistry } from '../../src/queue/queue.registry';
 import { deleteKeysOf, testQueuePrefix } from '../support/redis-keys';
 
 describe('queue registry shutdown', () => {

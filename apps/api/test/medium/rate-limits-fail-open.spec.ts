@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import IORedis from 'ioredis';
-import { RateLimits } from '../../src/common/rate-limiting/rate-limits';
+import { RateLimitsService } from '../../src/common/rate-limiting/rate-limits.service';
 import { loadConfig } from '../../src/config/app-config';
 
 /** A free loopback port, for a redis-server of this test's own (the shared one is never stopped). */
@@ -41,7 +41,7 @@ describe('rate limits when Redis fails', () => {
   it('fail open while Redis is gone, and hold again once it is back, without a restart', async () => {
     const port = await freePort();
     let redis = await startRedis(port);
-    const limits = new RateLimits(
+    const limits = new RateLimitsService(
       loadConfig({
         NODE_ENV: 'test',
         REDIS_URL: `redis://127.0.0.1:${port}`,

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { RoomTokensRepository } from '../../src/modules/rooms/room-tokens.repository';
 import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
@@ -14,13 +14,13 @@ import { closeMediumDatabase, openMediumDatabase } from '../support/medium-datab
 describe('RoomsRepository, lifecycle', () => {
   let databaseUrl: string;
   let db: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let rooms: RoomsRepository;
   let tokens: RoomTokensRepository;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new Database(db);
+    database = new DatabaseClient(db);
     rooms = new RoomsRepository(database);
     tokens = new RoomTokensRepository(database);
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { RoomTokensRepository } from '../../src/modules/rooms/room-tokens.repository';
 import { RoomsRepository, type NewRoom } from '../../src/modules/rooms/rooms.repository';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
@@ -9,13 +9,13 @@ import { closeMediumDatabase, openMediumDatabase } from '../support/medium-datab
 describe('RoomsRepository', () => {
   let databaseUrl: string;
   let dataSource: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let rooms: RoomsRepository;
   let tokens: RoomTokensRepository;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new Database(dataSource);
+    database = new DatabaseClient(dataSource);
     rooms = new RoomsRepository(database);
     tokens = new RoomTokensRepository(database);
   });

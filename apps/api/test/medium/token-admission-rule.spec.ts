@@ -2,7 +2,7 @@ import { admitToken, changesNothing, heldLanguages, LanguageNotHeld, RoomModeMis
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { SQL_FUNCTIONS } from '../../src/database/functions/sql-functions';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -95,12 +95,12 @@ function ruleVerdict(c: Case): Verdict {
 describe('token admission: the rule of libs/domain and the SQL functions agree', () => {
   let databaseUrl: string;
   let dataSource: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let organizationId: string;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new Database(dataSource);
+    database = new DatabaseClient(dataSource);
     [{ id: organizationId }] = await database.rows<{ id: string }>(`INSERT INTO organizations (name) VALUES ('admission') RETURNING id`);
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { poolOf } from '../../src/database/pool';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -10,14 +10,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * a shutdown): the client emits `'error'` while checked out. The transaction rejects (a job that ran
  * it fails and is retried); the process does not crash, and the pool goes on with a new connection.
  */
-describe('Database.transaction on a connection the server ends', () => {
+describe('DatabaseClient.transaction on a connection the server ends', () => {
   let databaseUrl: string;
   let dataSource: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new Database(dataSource);
+    database = new DatabaseClient(dataSource);
     await database.count(`CREATE TABLE lost_probe (n int NOT NULL)`);
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { Webhook } from 'standardwebhooks';
-import { TranscriptIntake } from '../../src/modules/transcripts/transcript-intake';
+import { TranscriptIntakeService } from '../../src/modules/transcripts/transcript-intake.service';
 import { createOrganization } from '../support/factories';
 import { createRoom, startRoomsHarness, type RoomsHarness } from '../support/rooms-harness';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -60,7 +60,7 @@ describe('a worker killed between deciding transcript.ready and delivering it', 
     r.reply = (_request, index) => (index === 0 ? 'hang' : { status: 204 });
     const room = await createRoom(h, org);
     const now = Date.now();
-    const stored = await h.t.app.get(TranscriptIntake).record({
+    const stored = await h.t.app.get(TranscriptIntakeService).record({
       type: 'segment',
       roomId: room.id,
       livekitRoom: room.livekitName,

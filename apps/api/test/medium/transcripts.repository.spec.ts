@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Sql } from '../../src/database/sql';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { RoomTokensRepository } from '../../src/modules/rooms/room-tokens.repository';
 import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { TranscriptsRepository, type SegmentRecord } from '../../src/modules/transcripts/transcripts.repository';
@@ -16,13 +16,13 @@ import { closeMediumDatabase, openMediumDatabase } from '../support/medium-datab
 describe('TranscriptsRepository', () => {
   let databaseUrl: string;
   let db: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let transcripts: TranscriptsRepository;
   let rows: MediumRows;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new Database(db);
+    database = new DatabaseClient(db);
     transcripts = new TranscriptsRepository(database);
     rows = new MediumRows(db);
   });
@@ -30,7 +30,7 @@ describe('TranscriptsRepository', () => {
     await closeMediumDatabase(databaseUrl, db);
   });
 
-  /** What closing a room's transcript decides (as TranscriptReadiness does): the rooms aggregate closes it, then its summary is read. */
+  /** What closing a room's transcript decides (as TranscriptReadinessService does): the rooms aggregate closes it, then its summary is read. */
   const closeTranscript = async (roomId: string, tx: Sql) => {
     const room = await new RoomsRepository(database).closeTranscript(roomId, tx);
     return room && { ...room, ...(await transcripts.summary(roomId, tx)) };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { TranslationStatsRepository, type NewTranslationEvent } from '../../src/modules/translation-stats/translation-stats.repository';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -12,7 +12,7 @@ describe('TranslationStatsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    stats = new TranslationStatsRepository(new Database(dataSource));
+    stats = new TranslationStatsRepository(new DatabaseClient(dataSource));
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, dataSource);

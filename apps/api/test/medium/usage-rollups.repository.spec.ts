@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { UsageRollupsRepository } from '../../src/modules/metering/usage-rollups.repository';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
@@ -13,11 +13,11 @@ describe('UsageRollupsRepository', () => {
   let databaseUrl: string;
   let db: DataSource;
   let rollups: UsageRollupsRepository;
-  let database: Database;
+  let database: DatabaseClient;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new Database(db);
+    database = new DatabaseClient(db);
     rollups = new UsageRollupsRepository(database);
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { UsageRepository } from '../../src/modules/usage/usage.repository';
 import { MediumRows } from '../support/medium-rows';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
@@ -17,7 +17,7 @@ describe('UsageRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    usage = new UsageRepository(new Database(db));
+    usage = new UsageRepository(new DatabaseClient(db));
     rows = new MediumRows(db);
   });
   afterAll(async () => {

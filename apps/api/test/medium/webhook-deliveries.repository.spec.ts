@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { WebhookDeliveriesRepository, type NewEvent } from '../../src/modules/customer-webhooks/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
@@ -11,14 +11,14 @@ import { closeMediumDatabase, openMediumDatabase } from '../support/medium-datab
 describe('WebhookDeliveriesRepository', () => {
   let databaseUrl: string;
   let db: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let deliveries: WebhookDeliveriesRepository;
   let endpoints: WebhookEndpointsRepository;
   let eventCount = 0;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new Database(db);
+    database = new DatabaseClient(db);
     deliveries = new WebhookDeliveriesRepository(database);
     endpoints = new WebhookEndpointsRepository(database);
   });

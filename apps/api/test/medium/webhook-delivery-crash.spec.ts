@@ -1,9 +1,9 @@
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { Ledger } from '../../src/modules/billing/ledger';
+import { LedgerService } from '../../src/modules/billing/ledger.service';
 import { createOrganization } from '../support/factories';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
@@ -57,9 +57,9 @@ describe('a worker killed in the middle of a customer webhook delivery', () => {
     expect(created.status).toBe(201);
     r.reply = (_request, index) => (index === 0 ? 'hang' : { status: 204 });
 
-    const ledger = t.app.get(Ledger);
+    const ledger = t.app.get(LedgerService);
     await t.app
-      .get(Database)
+      .get(DatabaseClient)
       .transaction((tx) =>
         ledger.credit(tx, { organizationId: org.organizationId, kind: 'adjustment', cents: -150, occurredAt: new Date() }),
       );

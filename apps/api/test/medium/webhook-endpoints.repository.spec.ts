@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { Database } from '../../src/database/database';
+import { DatabaseClient } from '../../src/database/database.client';
 import { CUSTOMER_EVENT_TYPES } from '../../src/modules/customer-webhooks/event-types';
 import { WebhookEndpointsRepository, type NewWebhookEndpoint } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
@@ -8,12 +8,12 @@ import { closeMediumDatabase, openMediumDatabase } from '../support/medium-datab
 describe('WebhookEndpointsRepository', () => {
   let databaseUrl: string;
   let db: DataSource;
-  let database: Database;
+  let database: DatabaseClient;
   let endpoints: WebhookEndpointsRepository;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new Database(db);
+    database = new DatabaseClient(db);
     endpoints = new WebhookEndpointsRepository(database);
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service';
-import { Ledger } from '../../src/modules/billing/ledger';
+import { LedgerService } from '../../src/modules/billing/ledger.service';
 import type { TestApp } from './test-app';
 
 export interface TestOrganization {
@@ -47,5 +47,5 @@ export async function createTeammate(t: TestApp, org: TestOrganization): Promise
 
 /** Credit through the same ledger the operator CLI uses. */
 export async function grantCredit(t: TestApp, organizationId: string, cents: number): Promise<void> {
-  await t.app.get(Ledger).grant({ organizationId, cents, note: 'test factory' });
+  await t.app.get(LedgerService).grant({ organizationId, cents, note: 'test factory' });
 }

@@ -1,5 +1,5 @@
 import { QUEUES } from '@app/contracts';
-import { QueueRegistry } from '../../src/queue/queue-registry';
+import { QueueRegistry } from '../../src/queue/queue.registry';
 import type { TestApp } from './test-app';
 
 /** Resolves once the app's translator-events queue has nothing waiting, delayed or running. */

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { requestLogLine, tagRequest } from '../logging/request-logging';
 import { securityHeaders } from './browser-access';
-import type { Metrics } from '../metrics/metrics';
+import type { MetricsRegistry } from '../metrics/metrics.registry';
 import { httpMetrics } from '../metrics/http-metrics';
 
 /**
@@ -10,7 +10,7 @@ import { httpMetrics } from '../metrics/http-metrics';
  * its id, helmet's security headers, and one listener for its end that records the HTTP metrics and
  * writes its log line.
  */
-export function requestEnvelope(logger: Logger, metrics: Metrics): RequestHandler {
+export function requestEnvelope(logger: Logger, metrics: MetricsRegistry): RequestHandler {
   const headers = securityHeaders();
   const record = httpMetrics(metrics);
   const logLine = requestLogLine(logger);

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { Metrics } from './metrics';
+import type { MetricsRegistry } from './metrics.registry';
 
 /** The counter and histogram series of one route, method and status, looked up once and kept. */
 interface RouteSeries {
@@ -14,7 +14,7 @@ const MAX_SERIES = 2_000;
  * Counts and times every answer by its route template (`/v1/rooms/:room_id`), so ids never become labels.
  * Called once the answer is sent, with the time it took.
  */
-export function httpMetrics(metrics: Metrics): (request: Request, response: Response, ms: number) => void {
+export function httpMetrics(metrics: MetricsRegistry): (request: Request, response: Response, ms: number) => void {
   // prom-client hashes a label set on every call: the series of a route are resolved once instead.
   const series = new Map<string, RouteSeries>();
   const seriesOf = (route: string, method: string, status: string): RouteSeries => {

@@ -3,7 +3,7 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import type { Request } from 'express';
 import type { ValidationIssue } from '../errors/validation-error';
-import { inputIssues } from './validation.pipe';
+import { inputIssues } from './input-validation.pipe';
 
 /**
  * Nest validates each parameter of a route on its own and stops at the first that fails, so a 422

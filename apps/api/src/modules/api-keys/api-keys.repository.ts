@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import { prepared, sql } from '../../database/typed-sql';
 import type {
@@ -77,7 +77,7 @@ export class ApiKeysRepository {
    */
   private readonly liveKeys: BatchedLoader<string, LiveKeyRow>;
 
-  constructor(private readonly database: Database) {
+  constructor(private readonly database: DatabaseClient) {
     this.liveKeys = batchedRows(
       database,
       AUTHENTICATE_API_KEYS,

@@ -7,13 +7,13 @@ import type { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import type { ApiKeyView, CreatedApiKeyView } from './api-key.dto';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import { ApiKeysRepository } from './api-keys.repository';
 
 @Injectable()
 export class ApiKeysService {
   constructor(
-    private readonly database: Database,
+    private readonly database: DatabaseClient,
     private readonly keys: ApiKeysRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}

@@ -3,13 +3,13 @@ import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { ApiError } from '../../common/errors/api-error';
 import { NOT_RATE_LIMITED } from '../../common/rate-limiting/not-rate-limited.decorator';
-import { RateLimits } from '../../common/rate-limiting/rate-limits';
+import { RateLimitsService } from '../../common/rate-limiting/rate-limits.service';
 import type { Actor, AuthenticatedRequest } from '../../common/auth/actor';
-import { ApiKeyAuthenticator } from './api-key-authenticator';
+import { ApiKeyAuthenticator } from './api-key.authenticator';
 import { looksLikeApiKey } from '../../common/auth/api-key-secret';
 import { rememberRoute } from '../../common/validation/route-inputs';
 import { IS_PUBLIC } from '../../common/auth/public.decorator';
-import { SessionAuthenticator } from './session-authenticator';
+import { SessionAuthenticator } from './session.authenticator';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -36,7 +36,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly apiKeys: ApiKeyAuthenticator,
     private readonly sessions: SessionAuthenticator,
-    private readonly limits: RateLimits,
+    private readonly limits: RateLimitsService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import type { RoomUsageView } from './billing.dto';
 
@@ -59,7 +59,7 @@ const HISTORY_BREAKDOWNS = {
 /** The reads behind `GET /v1/billing/history`, each scoped to the organization in its own statement. */
 @Injectable()
 export class BillingHistoryRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /** The organization's history version ('0' before its first change). */
   async version(organizationId: string, sql: Sql = this.database): Promise<string> {

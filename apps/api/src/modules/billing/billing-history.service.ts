@@ -6,7 +6,7 @@ import { rawArray, rawObject, withRawMember } from '../../common/json/raw-json';
 import { toPage } from '../../common/pagination/page';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import type { HistoryLineView, HistoryQueryDto, RoomUsageView } from './billing.dto';
 import { BillingHistoryRepository, type HistoryLineRow } from './billing-history.repository';
@@ -19,7 +19,7 @@ export class BillingHistoryService {
   private readonly versions: OrganizationVersions;
 
   constructor(
-    private readonly database: Database,
+    private readonly database: DatabaseClient,
     private readonly history: BillingHistoryRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {

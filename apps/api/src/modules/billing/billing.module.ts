@@ -8,9 +8,9 @@ import { CreditService } from './credit.service';
 import { LowBalanceAlertsService } from './low-balance-alerts.service';
 import { CheckoutPagesController } from './checkout-pages.controller';
 import { CreditAccountsRepository } from './credit-accounts.repository';
-import { CreditGate } from './credit-gate';
-import { Ledger } from './ledger';
-import { PurchaseSettlement } from './purchase-settlement';
+import { CreditGateService } from './credit-gate.service';
+import { LedgerService } from './ledger.service';
+import { PurchaseSettlementService } from './purchase-settlement.service';
 import { StripeGateway } from './stripe.gateway';
 
 @Module({
@@ -23,11 +23,11 @@ import { StripeGateway } from './stripe.gateway';
     CreditService,
     LowBalanceAlertsService,
     CreditAccountsRepository,
-    CreditGate,
-    Ledger,
-    PurchaseSettlement,
+    CreditGateService,
+    LedgerService,
+    PurchaseSettlementService,
     StripeGateway,
   ],
-  exports: [CreditAccountsRepository, CreditGate, Ledger, PurchaseSettlement, StripeGateway],
+  exports: [CreditAccountsRepository, CreditGateService, LedgerService, PurchaseSettlementService, StripeGateway],
 })
 export class BillingModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
@@ -90,7 +90,7 @@ const INSERT_CHARGES = sql<IInsertChargesQuery>`INSERT INTO ledger_entries (orga
 export class CreditAccountsRepository {
   private readonly accounts: BatchedLoader<string, IAccountsByOrganizationResult>;
 
-  constructor(private readonly database: Database) {
+  constructor(private readonly database: DatabaseClient) {
     this.accounts = batchedRows(
       database,
       prepared('credit_accounts_by_organization', ACCOUNTS_BY_ORGANIZATION),

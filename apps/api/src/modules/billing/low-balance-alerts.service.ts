@@ -7,7 +7,7 @@ import { CreditAccountsRepository } from './credit-accounts.repository';
 
 /**
  * `GET`/`PUT /v1/billing/alerts`: the organization's low-balance threshold. The alerts themselves are
- * decided where the balance moves (Ledger), when it crosses the threshold.
+ * decided where the balance moves (LedgerService), when it crosses the threshold.
  */
 @Injectable()
 export class LowBalanceAlertsService {

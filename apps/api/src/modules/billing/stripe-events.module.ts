@@ -6,7 +6,7 @@ import { StripeEventsWorker } from './stripe-events.worker';
 /**
  * Billing's side of Stripe's webhooks: the worker applying the events WebhooksModule received and
  * stored. Not part of BillingModule itself, which WebhooksModule imports (for StripeGateway, and
- * through rooms and metering): BillingModule importing WebhooksModule for InboundEvents would be a
+ * through rooms and metering): BillingModule importing WebhooksModule for InboundEventsService would be a
  * module cycle.
  */
 @Module({ imports: [BillingModule, WebhooksModule], providers: [StripeEventsWorker] })

@@ -1,19 +1,19 @@
 import { QUEUES, type StoredEventsJob } from '@app/contracts';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { QueueRegistry } from '../../queue/queue-registry';
-import { InboundEvents } from '../webhooks/inbound-events';
-import { PurchaseSettlement } from './purchase-settlement';
+import { QueueRegistry } from '../../queue/queue.registry';
+import { InboundEventsService } from '../webhooks/inbound-events.service';
+import { PurchaseSettlementService } from './purchase-settlement.service';
 
 /**
  * The handler of the stripe-events queue: applies the Stripe events webhooks/ stored, each once
- * (InboundEvents.applyOnce), through PurchaseSettlement.
+ * (InboundEventsService.applyOnce), through PurchaseSettlementService.
  */
 @Injectable()
 export class StripeEventsWorker implements OnModuleInit {
   constructor(
     private readonly queues: QueueRegistry,
-    private readonly events: InboundEvents,
-    private readonly settlement: PurchaseSettlement,
+    private readonly events: InboundEventsService,
+    private readonly settlement: PurchaseSettlementService,
   ) {}
 
   onModuleInit(): void {

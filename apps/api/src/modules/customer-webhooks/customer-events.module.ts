@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { RoomsStoreModule } from '../rooms/rooms-store.module';
-import { CustomerEvents } from './customer-events';
+import { CustomerEventsPublisher } from './customer-events.publisher';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 
@@ -8,7 +8,7 @@ import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 @Global()
 @Module({
   imports: [RoomsStoreModule],
-  providers: [CustomerEvents, WebhookEndpointsRepository, WebhookDeliveriesRepository],
-  exports: [CustomerEvents, WebhookEndpointsRepository, WebhookDeliveriesRepository],
+  providers: [CustomerEventsPublisher, WebhookEndpointsRepository, WebhookDeliveriesRepository],
+  exports: [CustomerEventsPublisher, WebhookEndpointsRepository, WebhookDeliveriesRepository],
 })
 export class CustomerEventsModule {}

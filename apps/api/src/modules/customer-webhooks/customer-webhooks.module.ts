@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { CustomerWebhookDelivery } from './customer-webhook-delivery';
+import { CustomerWebhookDeliveryWorker } from './customer-webhook-delivery.worker';
 import { WebhookEndpointsController } from './webhook-endpoints.controller';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
 @Module({
   controllers: [WebhookEndpointsController],
-  providers: [WebhookEndpointsService, CustomerWebhookDelivery],
+  providers: [WebhookEndpointsService, CustomerWebhookDeliveryWorker],
 })
 export class CustomerWebhooksModule {}

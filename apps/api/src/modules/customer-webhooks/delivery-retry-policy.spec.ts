@@ -1,4 +1,4 @@
-import { maxAttempts } from './customer-events';
+import { maxAttempts } from './customer-events.publisher';
 import { attemptOutcome, earliestRetries } from './delivery-retry-policy';
 import type { DeliveryOutcome } from './webhook-deliveries.repository';
 import type { AttemptResult } from './webhook-sender';

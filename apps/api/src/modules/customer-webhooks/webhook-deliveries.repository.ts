@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import type { CustomerEventType } from './event-types';
 
@@ -122,7 +122,7 @@ const RECORD = `UPDATE webhook_deliveries d SET status = o.status, attempts = o.
  */
 @Injectable()
 export class WebhookDeliveriesRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /** Inserts the events in this order; each one's sequence number by its id. */
   async insertEvents(events: NewEvent[], sql: Sql = this.database): Promise<Map<string, number>> {

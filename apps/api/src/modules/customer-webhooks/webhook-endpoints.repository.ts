@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import { type Narrowed, sql } from '../../database/typed-sql';
 import { CUSTOMER_EVENT_TYPES, type CustomerEventType } from './event-types';
@@ -63,7 +63,7 @@ const SUBSCRIBED = sql<ISubscribedQuery>`SELECT id, organization_id, events FROM
 /** `webhook_endpoints`: where an organization's events are sent. */
 @Injectable()
 export class WebhookEndpointsRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   async create(endpoint: NewWebhookEndpoint, sql: Sql = this.database): Promise<WebhookEndpointRow> {
     const [row] = await sql.rows<ICreateQuery, WebhookEndpointRow>(CREATE, { ...endpoint, everyType: EVERY_TYPE });

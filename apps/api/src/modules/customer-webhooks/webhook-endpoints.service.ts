@@ -7,8 +7,8 @@ import { toPage, type Page } from '../../common/pagination/page';
 import type { PageQueryDto } from '../../common/pagination/page-query.dto';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
-import { Database } from '../../database/database';
-import { CustomerWebhookDelivery } from './customer-webhook-delivery';
+import { DatabaseClient } from '../../database/database.client';
+import { CustomerWebhookDeliveryWorker } from './customer-webhook-delivery.worker';
 import { endpointUrlIssue } from './endpoint-url';
 import { CUSTOMER_EVENT_TYPES } from './event-types';
 import type { CreatedWebhookEndpointView, CreateWebhookEndpointDto, DeliveryView, WebhookEndpointView } from './webhook-endpoint.dto';
@@ -20,10 +20,10 @@ const NOT_FOUND = 'Webhook endpoint not found.';
 @Injectable()
 export class WebhookEndpointsService {
   constructor(
-    private readonly database: Database,
+    private readonly database: DatabaseClient,
     private readonly endpoints: WebhookEndpointsRepository,
     private readonly deliveryLog: WebhookDeliveriesRepository,
-    private readonly delivery: CustomerWebhookDelivery,
+    private readonly delivery: CustomerWebhookDeliveryWorker,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -5,8 +5,8 @@ import { HealthCheckService, type HealthCheckResult, type HealthIndicatorResult 
 import type { Response } from 'express';
 import { Public } from '../../common/auth/public.decorator';
 import { RETRY_AFTER_SECONDS } from '../../common/errors/service-unavailable';
-import { QueueRegistry } from '../../queue/queue-registry';
-import { Database } from '../../database/database';
+import { QueueRegistry } from '../../queue/queue.registry';
+import { DatabaseClient } from '../../database/database.client';
 
 /** A readiness probe answers in this long, whatever the state of the dependencies. */
 const CHECK_TIMEOUT_MS = 2000;
@@ -34,7 +34,7 @@ async function indicator(name: string, probe: () => Promise<unknown>): Promise<H
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
-    private readonly database: Database,
+    private readonly database: DatabaseClient,
     private readonly queues: QueueRegistry,
   ) {}
 

@@ -6,7 +6,7 @@ import { ReplayedAnswer } from '../../common/errors/replayed-answer';
 import { RequestValidationError } from '../../common/errors/validation-error';
 import { everyInputIssue } from '../../common/validation/route-inputs';
 import { IDEMPOTENCY_HEADER, keyIssue, requestFingerprint } from './idempotency-key';
-import { IdempotencyStore } from './idempotency-store';
+import { IdempotencyStore } from './idempotency.store';
 
 /**
  * `Idempotency-Key` on a POST (after authentication, which scopes the key to the organization): the

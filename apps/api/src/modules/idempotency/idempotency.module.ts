@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { IdempotencyGuard } from './idempotency.guard';
-import { IdempotencyStore } from './idempotency-store';
+import { IdempotencyStore } from './idempotency.store';
 import { IdempotencyRepository } from './idempotency.repository';
 
 @Global()

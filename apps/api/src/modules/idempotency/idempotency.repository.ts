@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 
 /** A key's row: the request it was first used for and, once answered, the answer. */
@@ -42,7 +42,7 @@ const DELETE_EXPIRED = `DELETE FROM idempotency_keys WHERE created_at < now() - 
 /** The `idempotency_keys` rows, per organization and key. */
 @Injectable()
 export class IdempotencyRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /**
    * Inserts the key's row for a first request, or takes over an expired or abandoned one as if new;

@@ -7,7 +7,7 @@ import { InviteJoinDto, JoinTokenView } from '../rooms/join-token.dto';
 import { RoomIdParams } from '../rooms/room.dto';
 import { InviteCodeParams, InvitePreviewView, MintedInviteView, MintInviteDto } from './invite.dto';
 import { InvitesService } from './invites.service';
-import { VerifiedInviteCode, VerifiedInviteHash } from './verified-invite-code.guard';
+import { VerifiedInviteCodeGuard, VerifiedInviteHash } from './verified-invite-code.guard';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('invites')
@@ -46,7 +46,7 @@ export class InvitesController {
   }
 
   @Public()
-  @UseGuards(VerifiedInviteCode)
+  @UseGuards(VerifiedInviteCodeGuard)
   @Get('invites/:invite_code')
   @ApiOperation({
     operationId: 'previewInvite',
@@ -61,7 +61,7 @@ export class InvitesController {
   }
 
   @Public()
-  @UseGuards(VerifiedInviteCode)
+  @UseGuards(VerifiedInviteCodeGuard)
   @Post('invites/:invite_code/join')
   @ApiOperation({
     operationId: 'joinInvite',

@@ -2,7 +2,7 @@ import type { RoomStatus, StreamingMode } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import { type Narrowed, prepared, sql } from '../../database/typed-sql';
 import type { IPreviewsQuery, IPreviewsResult } from './invites.repository.types';
@@ -59,7 +59,7 @@ export class InvitesRepository {
    */
   private readonly previews: BatchedLoader<string, InvitePreviewRow>;
 
-  constructor(private readonly database: Database) {
+  constructor(private readonly database: DatabaseClient) {
     this.previews = batchedRows<string, IPreviewsQuery, InvitePreviewRow>(
       database,
       prepared('invite_previews', PREVIEWS),

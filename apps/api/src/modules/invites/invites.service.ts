@@ -5,18 +5,18 @@ import { ApiError, INVITE_NOT_FOUND as UNKNOWN } from '../../common/errors/api-e
 import { JoinTokensService } from '../rooms/join-tokens.service';
 import type { JoinTokenView } from '../rooms/join-token.dto';
 import { RoomsRepository } from '../rooms/rooms.repository';
-import { InviteCodes } from './invite-codes';
+import { InviteCodesService } from './invite-codes.service';
 import type { InvitePreviewView, MintedInviteView, MintInviteDto } from './invite.dto';
 import { InvitesRepository, type InviteRow } from './invites.repository';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 
 @Injectable()
 export class InvitesService {
   constructor(
-    private readonly database: Database,
+    private readonly database: DatabaseClient,
     private readonly invites: InvitesRepository,
     private readonly rooms: RoomsRepository,
-    private readonly codes: InviteCodes,
+    private readonly codes: InviteCodesService,
     private readonly tokens: JoinTokensService,
   ) {}
 

@@ -1,7 +1,7 @@
 import { createParamDecorator, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { ApiError, INVITE_NOT_FOUND } from '../../common/errors/api-error';
-import { InviteCodes } from './invite-codes';
+import { InviteCodesService } from './invite-codes.service';
 
 /** The stored hash of the request's verified invite code, set by the guard. */
 const verifiedHashes = new WeakMap<Request, Buffer>();
@@ -13,8 +13,8 @@ const verifiedHashes = new WeakMap<Request, Buffer>();
  * stored hash through `@VerifiedInviteHash()`.
  */
 @Injectable()
-export class VerifiedInviteCode implements CanActivate {
-  constructor(private readonly codes: InviteCodes) {}
+export class VerifiedInviteCodeGuard implements CanActivate {
+  constructor(private readonly codes: InviteCodesService) {}
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<Request>();
@@ -26,9 +26,9 @@ export class VerifiedInviteCode implements CanActivate {
   }
 }
 
-/** The stored hash of the invite code the `VerifiedInviteCode` guard verified for this request. */
+/** The stored hash of the invite code the `VerifiedInviteCodeGuard` verified for this request. */
 export const VerifiedInviteHash = createParamDecorator((_data: unknown, context: ExecutionContext): Buffer => {
   const hash = verifiedHashes.get(context.switchToHttp().getRequest<Request>());
-  if (!hash) throw new Error('@VerifiedInviteHash() needs @UseGuards(VerifiedInviteCode) on its route');
+  if (!hash) throw new Error('@VerifiedInviteHash() needs @UseGuards(VerifiedInviteCodeGuard) on its route');
   return hash;
 });

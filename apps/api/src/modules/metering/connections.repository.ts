@@ -1,6 +1,6 @@
 import type { ParticipantKind } from '@app/domain';
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 
 /** A connection to open, as a join reports it. */
@@ -165,7 +165,7 @@ const toOpen = (row: OpenRow): OpenConnection => ({
  */
 @Injectable()
 export class ConnectionsRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /** Opens the connections not opened before (a repeated join opens nothing); returns those it opened. */
   async open(connections: NewConnection[], sql: Sql = this.database): Promise<OpenedConnection[]> {

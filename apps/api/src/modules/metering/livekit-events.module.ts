@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { RoomsModule } from '../rooms/rooms.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
-import { LiveKitEventProcessor } from './livekit-event-processor';
+import { LiveKitEventsService } from './livekit-events.service';
 import { LiveKitEventsWorker } from './livekit-events.worker';
 import { MeteringModule } from './metering.module';
-import { RoomSettlement } from './room-settlement';
+import { RoomSettlementService } from './room-settlement.service';
 
 /**
  * Applies the LiveKit events webhooks/ stored (the livekit-events queue) to rooms and connections.
@@ -13,6 +13,6 @@ import { RoomSettlement } from './room-settlement';
  */
 @Module({
   imports: [MeteringModule, RoomsModule, WebhooksModule],
-  providers: [LiveKitEventProcessor, LiveKitEventsWorker, RoomSettlement],
+  providers: [LiveKitEventsService, LiveKitEventsWorker, RoomSettlementService],
 })
 export class LiveKitEventsModule {}

@@ -2,15 +2,15 @@ import { QUEUES, ROOM_SETTLE_JOB, type RoomSettleJob, type StoredEventsJob } fro
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { Coalescer } from '../../common/batching/coalescer';
-import { HotRowWrites } from '../../database/hot-row-writes';
-import { Outbox, type OutboxJob } from '../../queue/outbox';
-import { QueueRegistry } from '../../queue/queue-registry';
-import { InboundEvents } from '../webhooks/inbound-events';
-import { LiveKitEventProcessor } from './livekit-event-processor';
-import { RoomSettlement } from './room-settlement';
+import { HotRowWritesService } from '../../database/hot-row-writes.service';
+import { OutboxPublisher, type OutboxJob } from '../../queue/outbox.publisher';
+import { QueueRegistry } from '../../queue/queue.registry';
+import { InboundEventsService } from '../webhooks/inbound-events.service';
+import { LiveKitEventsService } from './livekit-events.service';
+import { RoomSettlementService } from './room-settlement.service';
 
 /**
- * The handler of the livekit-events queue (and of its `room.settle` jobs, see RoomSettlement). The events of jobs that run at the same time are applied
+ * The handler of the livekit-events queue (and of its `room.settle` jobs, see RoomSettlementService). The events of jobs that run at the same time are applied
  * together: one transaction per batch, one lock per room, one write per balance and usage slot.
  * The worker opens the batch's transaction, so it alone writes the batch's outbox jobs (once each)
  * and enqueues them after commit; the processor and the rooms' lifecycle only decide them.
@@ -27,11 +27,11 @@ export class LiveKitEventsWorker implements OnModuleInit {
 
   constructor(
     private readonly queues: QueueRegistry,
-    private readonly events: InboundEvents,
-    private readonly processor: LiveKitEventProcessor,
-    private readonly outbox: Outbox,
-    private readonly hot: HotRowWrites,
-    private readonly settlement: RoomSettlement,
+    private readonly events: InboundEventsService,
+    private readonly processor: LiveKitEventsService,
+    private readonly outbox: OutboxPublisher,
+    private readonly hot: HotRowWritesService,
+    private readonly settlement: RoomSettlementService,
   ) {}
 
   onModuleInit(): void {

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module';
 import { RoomsStoreModule } from '../rooms/rooms-store.module';
-import { ConnectionMeter } from './connection-meter';
+import { ConnectionMeterService } from './connection-meter.service';
 import { ConnectionsRepository } from './connections.repository';
-import { UsageRollup } from './usage-rollup';
+import { UsageRollupService } from './usage-rollup.service';
 import { UsageRollupsRepository } from './usage-rollups.repository';
 
 /**
@@ -13,7 +13,7 @@ import { UsageRollupsRepository } from './usage-rollups.repository';
  */
 @Module({
   imports: [BillingModule, RoomsStoreModule],
-  providers: [ConnectionMeter, ConnectionsRepository, UsageRollup, UsageRollupsRepository],
-  exports: [ConnectionMeter, ConnectionsRepository, UsageRollup],
+  providers: [ConnectionMeterService, ConnectionsRepository, UsageRollupService, UsageRollupsRepository],
+  exports: [ConnectionMeterService, ConnectionsRepository, UsageRollupService],
 })
 export class MeteringModule {}

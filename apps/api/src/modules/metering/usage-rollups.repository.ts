@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 
 /** What a room counts for in the slot of its start. */
@@ -48,7 +48,7 @@ const BUMP_VERSION = `INSERT INTO usage_versions (organization_id, version) VALU
  */
 @Injectable()
 export class UsageRollupsRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /** What these rooms count for now (their start, minutes and participants); rooms not found are left out. */
   async countedRooms(rooms: { organizationId: string; id: string }[], sql: Sql = this.database): Promise<CountedRoom[]> {

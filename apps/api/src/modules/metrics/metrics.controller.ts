@@ -6,15 +6,15 @@ import { ApiError } from '../../common/errors/api-error';
 import { NO_ENDPOINT } from '../../common/errors/route-not-found';
 import { ApiErrors } from '../../common/openapi/error-responses';
 import { NotRateLimited } from '../../common/rate-limiting/not-rate-limited.decorator';
-import { Metrics } from '../../common/metrics/metrics';
-import { MetricsToken } from './metrics-token';
+import { MetricsRegistry } from '../../common/metrics/metrics.registry';
+import { MetricsTokenAuthenticator } from './metrics-token.authenticator';
 
 @ApiTags('operations')
 @Controller('metrics')
 export class MetricsController {
   constructor(
-    private readonly metrics: Metrics,
-    private readonly token: MetricsToken,
+    private readonly metrics: MetricsRegistry,
+    private readonly token: MetricsTokenAuthenticator,
   ) {}
 
   // Not in the address budget of public routes: the token is checked here, and only the token's own

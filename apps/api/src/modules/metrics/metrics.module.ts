@@ -1,15 +1,15 @@
 import { Global, Module } from '@nestjs/common';
-import { Metrics } from '../../common/metrics/metrics';
-import { MetricsCollectors } from './metrics-collectors';
+import { MetricsRegistry } from '../../common/metrics/metrics.registry';
+import { MetricsCollectorsService } from './metrics-collectors.service';
 import { MetricsController } from './metrics.controller';
-import { MetricsServer } from './metrics-server';
-import { MetricsToken } from './metrics-token';
+import { MetricsServer } from './metrics.server';
+import { MetricsTokenAuthenticator } from './metrics-token.authenticator';
 import { MetricsRepository } from './metrics.repository';
 
 @Global()
 @Module({
   controllers: [MetricsController],
-  providers: [Metrics, MetricsCollectors, MetricsRepository, MetricsServer, MetricsToken],
-  exports: [Metrics, MetricsServer],
+  providers: [MetricsRegistry, MetricsCollectorsService, MetricsRepository, MetricsServer, MetricsTokenAuthenticator],
+  exports: [MetricsRegistry, MetricsServer],
 })
 export class MetricsModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import { sql } from '../../database/typed-sql';
 import type { IActiveRoomsQuery, IOpenConnectionsQuery, IUnappliedAgesQuery, IUnappliedAgesResult } from './metrics.repository.types';
@@ -22,7 +22,7 @@ const OPEN_CONNECTIONS = sql<IOpenConnectionsQuery>`SELECT count(*)::int AS "n!"
  */
 @Injectable()
 export class MetricsRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /** One row per inbound webhook provider (livekit, stripe). */
   async unappliedInboundAges(sql: Sql = this.database): Promise<UnappliedAge[]> {

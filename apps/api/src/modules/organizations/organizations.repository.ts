@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import { sql } from '../../database/typed-sql';
 import type {
@@ -53,7 +53,7 @@ const UPSERT_SESSION_USER = sql<IUpsertSessionUserQuery>`INSERT INTO users (orga
 /** The `organizations` and their `users`. */
 @Injectable()
 export class OrganizationsRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /** A new organization's id. */
   async insert(name: string, sql: Sql = this.database): Promise<string> {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../../common/errors/api-error';
 import { ApiKeysService } from '../api-keys/api-keys.service';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import { OrganizationsRepository } from './organizations.repository';
 
 export interface NewOrganization {
@@ -14,7 +14,7 @@ export interface NewOrganization {
 @Injectable()
 export class OrganizationsService {
   constructor(
-    private readonly database: Database,
+    private readonly database: DatabaseClient,
     private readonly organizations: OrganizationsRepository,
     private readonly apiKeys: ApiKeysService,
   ) {}

@@ -3,7 +3,7 @@ import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import { DOMAIN_ERROR_STATUS } from '../../common/errors/error-status';
 import type { AppConfig } from '../../config/app-config';
-import type { Database } from '../../database/database';
+import type { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import type { JoinGrant, LiveKitGateway } from '../livekit/livekit.gateway';
 import { JoinTokensService, LANGUAGE_RESERVATION_SECONDS } from './join-tokens.service';
@@ -58,7 +58,7 @@ describe('JoinTokensService', () => {
         log.push('commit');
         return result;
       },
-    } as unknown as Database;
+    } as unknown as DatabaseClient;
     const rooms = {
       liveRoomId: async (organizationId: string, name: string) => {
         log.push(`liveRoomId ${organizationId} ${name}`);

@@ -10,7 +10,7 @@ import type { JoinTokenView } from './join-token.dto';
 import type { RoomRow } from './room-rows';
 import { RoomTokensRepository } from './room-tokens.repository';
 import { RoomsRepository } from './rooms.repository';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 
 export interface JoinRequest {
@@ -38,7 +38,7 @@ const TOKEN_TTL_SECONDS = 6 * 3600;
 @Injectable()
 export class JoinTokensService {
   constructor(
-    private readonly database: Database,
+    private readonly database: DatabaseClient,
     private readonly rooms: RoomsRepository,
     private readonly tokens: RoomTokensRepository,
     private readonly livekit: LiveKitGateway,

@@ -1,7 +1,7 @@
 import type { ParticipantKind, StreamingMode } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { Coalescer } from '../../common/batching/coalescer';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 
 /** A join token's reservation of its languages (kind `member` or `guest`). */
@@ -75,7 +75,7 @@ export class RoomTokensRepository {
    */
   private readonly sharedAdmissions: Coalescer<PendingSharedAdmission>;
 
-  constructor(private readonly database: Database) {
+  constructor(private readonly database: DatabaseClient) {
     this.sharedAdmissions = new Coalescer<PendingSharedAdmission>(
       async (pending) => {
         // One statement per reservation length (there is one today).

@@ -1,6 +1,6 @@
 import type { StreamingMode } from '@app/domain';
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import {
   type ClosedTranscriptRoom,
@@ -86,7 +86,7 @@ const SET_MODE = `UPDATE rooms SET streaming_mode = $3 WHERE id = $1 AND organiz
  */
 @Injectable()
 export class RoomsRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   // Requests: creating, reading, listing, ending rooms; the room's side of admitting join tokens.
 

@@ -6,9 +6,9 @@ import { toPage, type Page } from '../../common/pagination/page';
 import type { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
-import { CreditGate } from '../billing/credit-gate';
+import { CreditGateService } from '../billing/credit-gate.service';
 import { LiveKitGateway } from '../livekit/livekit.gateway';
-import { RoomLifecycle } from './room-lifecycle';
+import { RoomLifecycleService } from './room-lifecycle.service';
 import type { CreateRoomDto, CreatedRoomView, RoomDetailView, RoomView } from './room.dto';
 import { RoomsRepository } from './rooms.repository';
 
@@ -27,8 +27,8 @@ export class RoomsService {
   constructor(
     private readonly rooms: RoomsRepository,
     private readonly livekit: LiveKitGateway,
-    private readonly lifecycle: RoomLifecycle,
-    private readonly credit: CreditGate,
+    private readonly lifecycle: RoomLifecycleService,
+    private readonly credit: CreditGateService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { RoomsModule } from '../rooms/rooms.module';
-import { TranscriptIntake } from './transcript-intake';
-import { TranscriptReadiness } from './transcript-readiness';
+import { TranscriptIntakeService } from './transcript-intake.service';
+import { TranscriptReadinessService } from './transcript-readiness.service';
 import { TranscriptsController } from './transcripts.controller';
 import { TranscriptsRepository } from './transcripts.repository';
 import { TranscriptsService } from './transcripts.service';
@@ -9,7 +9,7 @@ import { TranscriptsService } from './transcripts.service';
 @Module({
   imports: [RoomsModule],
   controllers: [TranscriptsController],
-  providers: [TranscriptsRepository, TranscriptsService, TranscriptIntake, TranscriptReadiness],
-  exports: [TranscriptIntake, TranscriptReadiness],
+  providers: [TranscriptsRepository, TranscriptsService, TranscriptIntakeService, TranscriptReadinessService],
+  exports: [TranscriptIntakeService, TranscriptReadinessService],
 })
 export class TranscriptsModule {}

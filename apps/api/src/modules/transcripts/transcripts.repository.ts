@@ -1,6 +1,6 @@
 import type { TranscriptSegment } from '@app/domain/transcripts';
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 
 export interface TranscriptSettings {
@@ -99,7 +99,7 @@ const STORE_SEGMENTS = {
 
 @Injectable()
 export class TranscriptsRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   async settings(organizationId: string, sql: Sql = this.database): Promise<TranscriptSettings> {
     const [row] = await sql.rows<{ store: boolean; retention_days: number }>(

@@ -1,6 +1,6 @@
 import type { TranslatorEventJob } from '@app/contracts';
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 
 /** One stored translator report of a room. */
@@ -42,7 +42,7 @@ const EVENTS = `SELECT type, occurred_at, direction, p50_ms, p95_ms, samples, au
 /** The `translation_events` the translator agent reports, per room. */
 @Injectable()
 export class TranslationStatsRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /** False when the event key was stored already, or no room has this id and LiveKit name. */
   async insert(event: NewTranslationEvent, sql: Sql = this.database): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { QUEUES, type TranslatorEventJob } from '@app/contracts';
 import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { QueueRegistry } from '../../queue/queue-registry';
-import { TranscriptIntake } from '../transcripts/transcript-intake';
+import { QueueRegistry } from '../../queue/queue.registry';
+import { TranscriptIntakeService } from '../transcripts/transcript-intake.service';
 import { TranslationStatsService } from './translation-stats.service';
 
 /**
@@ -18,7 +18,7 @@ export class TranslationStatsWorker implements OnModuleInit {
   constructor(
     private readonly queues: QueueRegistry,
     private readonly stats: TranslationStatsService,
-    private readonly transcripts: TranscriptIntake,
+    private readonly transcripts: TranscriptIntakeService,
   ) {}
 
   onModuleInit(): void {

@@ -1,6 +1,6 @@
 import type { Granularity } from '@app/domain';
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 
 /** Usage summed over some span: every instant of it lies in one bucket of the overview. */
@@ -61,7 +61,7 @@ const WINDOW_EDGES = {
 /** The reads behind `GET /v1/usage/overview`: the 15-minute rollup, and rooms at a window's edges. */
 @Injectable()
 export class UsageRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /** The organization's slots in `span` with a session, summed per group of `grouping`. */
   async slots(organizationId: string, span: Span, grouping: SlotGrouping, sql: Sql = this.database): Promise<UsageSample[]> {

@@ -5,7 +5,7 @@ import { RequestValidationError } from '../../common/errors/validation-error';
 import { VersionedCache } from '../../common/caching/versioned-cache';
 import { OrganizationVersions } from '../../common/caching/organization-versions.repository';
 import { parsedWindowOf, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import { UsageRepository, type UsageSample } from './usage.repository';
 
 const SLOT_MS = 15 * 60_000;
@@ -22,7 +22,7 @@ export class UsageService {
   private readonly versions: OrganizationVersions;
 
   constructor(
-    database: Database,
+    database: DatabaseClient,
     private readonly usage: UsageRepository,
   ) {
     this.versions = new OrganizationVersions(database, 'usage_versions');

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Database } from '../../database/database';
+import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 
 export type Provider = 'livekit' | 'stripe';
@@ -56,7 +56,7 @@ const UNPROCESSED = `SELECT provider, event_id, subject, seq
 /** `inbound_events`: LiveKit and Stripe events, stored by their id before they are answered, applied once. */
 @Injectable()
 export class InboundEventsRepository {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: DatabaseClient) {}
 
   /** Stores the events in this order; the providers of those that were new (one per event, an event already stored not counted). */
   async insert(events: ReceivedEvent[], sql: Sql = this.database): Promise<Provider[]> {

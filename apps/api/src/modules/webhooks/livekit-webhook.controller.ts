@@ -6,8 +6,8 @@ import type { Request } from 'express';
 import { Public } from '../../common/auth/public.decorator';
 import { ApiError } from '../../common/errors/api-error';
 import { LiveKitGateway } from '../livekit/livekit.gateway';
-import { InboundEvents } from './inbound-events';
-import { RateLimits } from '../../common/rate-limiting/rate-limits';
+import { InboundEventsService } from './inbound-events.service';
+import { RateLimitsService } from '../../common/rate-limiting/rate-limits.service';
 
 /** LiveKit webhooks: verified, stored by event id, answered, then applied from the queue. */
 @ApiExcludeController()
@@ -17,8 +17,8 @@ import { RateLimits } from '../../common/rate-limiting/rate-limits';
 export class LiveKitWebhookController {
   constructor(
     private readonly livekit: LiveKitGateway,
-    private readonly events: InboundEvents,
-    private readonly limits: RateLimits,
+    private readonly events: InboundEventsService,
+    private readonly limits: RateLimitsService,
   ) {}
 
   @Post()

@@ -6,8 +6,8 @@ import { Public } from '../../common/auth/public.decorator';
 import { ApiError } from '../../common/errors/api-error';
 import { asJsonObject, isStorableText, withinJsonLimits } from '../../common/json/json-shape';
 import { StripeGateway } from '../billing/stripe.gateway';
-import { InboundEvents } from './inbound-events';
-import { RateLimits } from '../../common/rate-limiting/rate-limits';
+import { InboundEventsService } from './inbound-events.service';
+import { RateLimitsService } from '../../common/rate-limiting/rate-limits.service';
 
 /** Stripe's ids are at most 255 characters; a longer one could not be a key of the stored events. */
 const MAX_EVENT_ID_LENGTH = 255;
@@ -23,8 +23,8 @@ const MAX_DEPTH = 100;
 export class StripeWebhookController {
   constructor(
     private readonly stripe: StripeGateway,
-    private readonly events: InboundEvents,
-    private readonly limits: RateLimits,
+    private readonly events: InboundEventsService,
+    private readonly limits: RateLimitsService,
   ) {}
 
   @Post()

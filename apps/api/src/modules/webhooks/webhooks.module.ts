@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module';
-import { InboundEvents } from './inbound-events';
+import { InboundEventsService } from './inbound-events.service';
 import { InboundEventsRepository } from './inbound-events.repository';
 import { LiveKitWebhookController } from './livekit-webhook.controller';
 import { StripeWebhookController } from './stripe-webhook.controller';
@@ -12,7 +12,7 @@ import { StripeWebhookController } from './stripe-webhook.controller';
 @Module({
   imports: [BillingModule],
   controllers: [LiveKitWebhookController, StripeWebhookController],
-  providers: [InboundEvents, InboundEventsRepository],
-  exports: [InboundEvents],
+  providers: [InboundEventsService, InboundEventsRepository],
+  exports: [InboundEventsService],
 })
 export class WebhooksModule {}

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import { DataSource } from 'typeorm';
+import { poolOf } from './pool';
+import type { Sql, Statement } from './sql';
+import { type ParamsOf, type QueryTypes, type TypedStatement, unmarked, valuesOf } from './typed-sql';
+
+export type Isolation = 'read committed' | 'repeatable read' | 'serializable';
+
+export interface TransactionOptions {
+  /** Default `read committed`. */
+  readonly isolation?: Isolation;
+  readonly readOnly?: boolean;
+}
+
+type AnyStatement = string | Statement | TypedStatement<QueryTypes>;
+
+function isTyped(statement: AnyStatement): statement is TypedStatement<QueryTypes> {
+  return typeof statement !== 'string' && 'parameters' in statement;
+}
+
+function config(statement: AnyStatement, values: readonly unknown[] | object | undefined): QueryConfig {
+  if (typeof statement === 'string') return { text: statement, values: values as unknown[] };
+  const ordered = isTyped(statement) ? valuesOf(statement, values as object) : (values as unknown[]);
+  return { name: statement.name, text: statement.text, values: ordered };
+}
+
+/** Runs statements on one pg queryable (the pool or a checked-out client). */
+class Statements implements Sql {
+  constructor(private readonly on: Pool | PoolClient) {}
+
+  rows<Q extends QueryTypes, R extends Q['result'] = Q['result']>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<R[]>;
+  rows<R extends QueryResultRow>(statement: string | Statement, values?: readonly unknown[]): Promise<R[]>;
+  async rows(statement: AnyStatement, values?: readonly unknown[] | object): Promise<QueryResultRow[]> {
+    const result: QueryResult = await this.on.query(config(statement, values));
+    return isTyped(statement) ? unmarked(statement, result.rows) : result.rows;
+  }
+
+  count<Q extends QueryTypes>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<number>;
+  count(statement: string | Statement, values?: readonly unknown[]): Promise<number>;
+  async count(statement: AnyStatement, values?: readonly unknown[] | object): Promise<number> {
+    const result = await this.on.query(config(statement, values));
+    return result.rowCount ?? 0;
+  }
+}
+
+/** One open transaction: every statement run through it runs on its connection, inside it. */
+export class Transaction extends Statements {}
+
+/**
+ * The one way to reach PostgreSQL at run time (docs/decisions.md "Layers"): statements on the pool,
+ * and `transaction`, the only place that opens, commits and rolls back a transaction. TypeORM
+ * holds the pool and runs the migrations; statements go to node-postgres directly.
+ */
+@Injectable()
+export class DatabaseClient extends Statements {
+  private readonly pool: Pool;
+
+  constructor(dataSource: DataSource) {
+    const pool = poolOf(dataSource);
+    super(pool);
+    this.pool = pool;
+  }
+
+  /** Resolves when the server answers a statement (the readiness check). */
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back when
+   * it throws. A connection whose ROLLBACK fails is closed instead of going back to the pool.
+   *
+   * The pool listens for errors on idle connections only: one checked out here that the server shuts
+   * down (57P01) or that is cut emits `'error'` on the client, which would crash the process without
+   * a listener. While checked out it has this one: the transaction fails (its statements and COMMIT
+   * fail on a lost connection), the job or request that ran it fails, and the connection is dropped.
+   */
+  async transaction<T>(work: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const client = await this.pool.connect();
+    let lost: Error | undefined;
+    const onError = (error: Error): void => {
+      lost ??= error;
+    };
+    client.on('error', onError);
+    let broken: Error | undefined;
+    try {
+      await client.query(
+        `BEGIN ISOLATION LEVEL ${(options.isolation ?? 'read committed').toUpperCase()}${options.readOnly ? ' READ ONLY' : ''}`,
+      );
+      const result = await work(new Transaction(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      if (!lost) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+      }
+      throw error;
+    } finally {
+      // The pool listens again from release on: no moment without a listener.
+      client.release(lost ?? broken);
+      client.removeListener('error', onError);
+    }
+  }
+}
