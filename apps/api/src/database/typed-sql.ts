@@ -86,3 +86,11 @@ export function unmarked<R>(statement: TypedStatement<QueryTypes>, rows: Record<
  * a union, say). Each narrowed column must exist in the row and fit the generated type.
  */
 export type Narrowed<T, N extends { [K in keyof N]: K extends keyof T ? T[K] : never }> = Omit<T, keyof N> & N;
+
+/**
+ * An array parameter whose elements may be null (`unnest($lanes!::text[])` with rooms without a lane):
+ * Postgres takes null elements, but pgtyped types an array parameter's elements as not null.
+ */
+export function withNulls<T>(values: (T | null)[]): T[] {
+  return values as T[];
+}

@@ -1,0 +1,174 @@
+/** Types generated for queries found in "apps/api/src/modules/customer-webhooks/webhook-deliveries.repository.ts" */
+export type NumberOrString = number | string;
+
+export type NumberOrStringArray = (NumberOrString)[];
+
+export type numberArray = (number)[];
+
+export type stringArray = (string)[];
+
+/** 'Log' parameters type */
+export interface ILogParams {
+  endpointId: string;
+  limit: NumberOrString;
+  offset: NumberOrString;
+  organizationId: string;
+}
+
+/** 'Log' return type */
+export interface ILogResult {
+  attempts: number;
+  created_at: Date;
+  delivered_at: Date | null;
+  event_id: string;
+  event_type: string;
+  id: string;
+  last_error: string | null;
+  last_status_code: number | null;
+  next_attempt_at: Date | null;
+  status: string;
+}
+
+/** 'Log' query type */
+export interface ILogQuery {
+  params: ILogParams;
+  result: ILogResult;
+}
+
+/** 'InsertEvents' parameters type */
+export interface IInsertEventsParams {
+  bodies: stringArray;
+  ids: stringArray;
+  organizationIds: stringArray;
+  types: stringArray;
+}
+
+/** 'InsertEvents' return type */
+export interface IInsertEventsResult {
+  id: string;
+  seq: string;
+}
+
+/** 'InsertEvents' query type */
+export interface IInsertEventsQuery {
+  params: IInsertEventsParams;
+  result: IInsertEventsResult;
+}
+
+/** 'InsertDeliveries' parameters type */
+export interface IInsertDeliveriesParams {
+  endpointIds: stringArray;
+  eventSeqs: NumberOrStringArray;
+  lanes: stringArray;
+  maxAttempts: number;
+  organizationIds: stringArray;
+}
+
+/** 'InsertDeliveries' return type */
+export type IInsertDeliveriesResult = void;
+
+/** 'InsertDeliveries' query type */
+export interface IInsertDeliveriesQuery {
+  params: IInsertDeliveriesParams;
+  result: IInsertDeliveriesResult;
+}
+
+/** 'Retry' parameters type */
+export interface IRetryParams {
+  deliveryId: string;
+  endpointId: string;
+  organizationId: string;
+}
+
+/** 'Retry' return type */
+export interface IRetryResult {
+  attempts: number;
+  created_at: Date;
+  delivered_at: Date | null;
+  event_id: string;
+  event_type: string;
+  id: string;
+  last_error: string | null;
+  last_status_code: number | null;
+  next_attempt_at: Date | null;
+  status: string;
+}
+
+/** 'Retry' query type */
+export interface IRetryQuery {
+  params: IRetryParams;
+  result: IRetryResult;
+}
+
+/** 'FailPending' parameters type */
+export interface IFailPendingParams {
+  endpointId: string;
+  organizationId: string;
+}
+
+/** 'FailPending' return type */
+export type IFailPendingResult = void;
+
+/** 'FailPending' query type */
+export interface IFailPendingQuery {
+  params: IFailPendingParams;
+  result: IFailPendingResult;
+}
+
+/** 'DueEndpoints' parameters type */
+export type IDueEndpointsParams = void;
+
+/** 'DueEndpoints' return type */
+export interface IDueEndpointsResult {
+  endpoint_id: string;
+}
+
+/** 'DueEndpoints' query type */
+export interface IDueEndpointsQuery {
+  params: IDueEndpointsParams;
+  result: IDueEndpointsResult;
+}
+
+/** 'Claim' parameters type */
+export interface IClaimParams {
+  count: NumberOrString;
+  endpointId: string;
+  leaseSeconds: number;
+}
+
+/** 'Claim' return type */
+export interface IClaimResult {
+  attempts: number;
+  body: string;
+  event_id: string;
+  id: string;
+  max_attempts: number;
+  secret: string;
+  url: string;
+}
+
+/** 'Claim' query type */
+export interface IClaimQuery {
+  params: IClaimParams;
+  result: IClaimResult;
+}
+
+/** 'Record' parameters type */
+export interface IRecordParams {
+  attempts: numberArray;
+  codes: numberArray;
+  errors: stringArray;
+  ids: stringArray;
+  statuses: stringArray;
+  waitMs: numberArray;
+}
+
+/** 'Record' return type */
+export type IRecordResult = void;
+
+/** 'Record' query type */
+export interface IRecordQuery {
+  params: IRecordParams;
+  result: IRecordResult;
+}
+
