@@ -5,19 +5,23 @@ import { batchedRows } from '../../common/batching/batched-rows';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import { type Narrowed, prepared, sql } from '../../database/typed-sql';
-import type { IPreviewsQuery, IPreviewsResult } from './invites.repository.types';
+import type {
+  IFindForUpdateQuery,
+  IFindQuery,
+  IFindResult,
+  IInsertQuery,
+  IPreviewsQuery,
+  IPreviewsResult,
+  IRevokeAllQuery,
+  IRoomStatusQuery,
+  IRoomStatusResult,
+  ISpendUseQuery,
+} from './invites.repository.types';
 
 /** A link with what its use depends on: its bounds and its room's status and mode. */
-export interface InviteRow {
-  id: string;
-  organization_id: string;
-  room_id: string;
-  expires_at: Date;
-  max_uses: number;
-  uses: number;
-  room_status: RoomStatus;
-  streaming_mode: StreamingMode | null;
-}
+export type InviteRow = Narrowed<IFindResult, { room_status: RoomStatus; streaming_mode: StreamingMode | null }>;
+
+type RoomStatusRow = Narrowed<IRoomStatusResult, { status: RoomStatus }>;
 
 /** A link as its preview shows it, with the languages its room holds right now. */
 export type InvitePreviewRow = Narrowed<IPreviewsResult, { room_status: RoomStatus; streaming_mode: StreamingMode | null }>;
@@ -38,17 +42,22 @@ const PREVIEWS = sql<IPreviewsQuery>`SELECT i.code_hash, i.expires_at, i.max_use
     FROM invites i JOIN rooms r ON r.id = i.room_id AND r.organization_id = i.organization_id
    WHERE i.code_hash = ANY($codeHashes!::bytea[])`;
 
-const FIND = `SELECT i.id, i.organization_id, i.room_id, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode
-  FROM invites i JOIN rooms r ON r.id = i.room_id AND r.organization_id = i.organization_id WHERE i.code_hash = $1`;
+const FIND = sql<IFindQuery>`SELECT i.id, i.organization_id, i.room_id, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode
+  FROM invites i JOIN rooms r ON r.id = i.room_id AND r.organization_id = i.organization_id WHERE i.code_hash = $codeHash!`;
 
-const ROOM_STATUS = `SELECT status FROM rooms WHERE id = $1 AND organization_id = $2`;
+/** FIND, locking the link's row until the transaction ends. */
+const FIND_FOR_UPDATE = sql<IFindForUpdateQuery>`SELECT i.id, i.organization_id, i.room_id, i.expires_at, i.max_uses, i.uses, r.status AS room_status, r.streaming_mode
+  FROM invites i JOIN rooms r ON r.id = i.room_id AND r.organization_id = i.organization_id WHERE i.code_hash = $codeHash! FOR UPDATE OF i`;
 
-const INSERT = `INSERT INTO invites (room_id, organization_id, code_hash, expires_at, max_uses)
-  SELECT r.id, r.organization_id, $3, $4, $5 FROM rooms r WHERE r.id = $1 AND r.organization_id = $2 RETURNING expires_at`;
+const ROOM_STATUS = sql<IRoomStatusQuery>`SELECT status FROM rooms WHERE id = $roomId! AND organization_id = $organizationId!`;
 
-const REVOKE_ALL = `DELETE FROM invites WHERE room_id = $1 AND organization_id = $2`;
+const INSERT = sql<IInsertQuery>`INSERT INTO invites (room_id, organization_id, code_hash, expires_at, max_uses)
+  SELECT r.id, r.organization_id, $codeHash!, $expiresAt!, $maxUses! FROM rooms r WHERE r.id = $roomId! AND r.organization_id = $organizationId!
+  RETURNING expires_at`;
 
-const SPEND_USE = `UPDATE invites SET uses = uses + 1 WHERE id = $1 AND organization_id = $2`;
+const REVOKE_ALL = sql<IRevokeAllQuery>`DELETE FROM invites WHERE room_id = $roomId! AND organization_id = $organizationId!`;
+
+const SPEND_USE = sql<ISpendUseQuery>`UPDATE invites SET uses = uses + 1 WHERE id = $inviteId! AND organization_id = $organizationId!`;
 
 /** Invite links of rooms (table `invites`), with their room's state. */
 @Injectable()
@@ -78,35 +87,29 @@ export class InvitesRepository {
    * locked until the transaction ends (its uses are about to change).
    */
   async find(codeHash: Buffer, lock: boolean, sql: Sql = this.database): Promise<InviteRow | null> {
-    const [invite] = await sql.rows<InviteRow>(lock ? `${FIND} FOR UPDATE OF i` : FIND, [codeHash]);
+    const [invite] = await sql.rows<IFindQuery, InviteRow>(lock ? FIND_FOR_UPDATE : FIND, { codeHash });
     return invite ?? null;
   }
 
   /** The status of the organization's room; null for a room it does not have. */
   async roomStatus(organizationId: string, roomId: string, sql: Sql = this.database): Promise<RoomStatus | null> {
-    const [room] = await sql.rows<{ status: RoomStatus }>(ROOM_STATUS, [roomId, organizationId]);
+    const [room] = await sql.rows<IRoomStatusQuery, RoomStatusRow>(ROOM_STATUS, { roomId, organizationId });
     return room?.status ?? null;
   }
 
   /** Stores a link of the organization's room; its stored expiry (null: no such room of the organization). */
   async insert(invite: NewInvite, sql: Sql = this.database): Promise<Date | null> {
-    const [row] = await sql.rows<{ expires_at: Date }>(INSERT, [
-      invite.roomId,
-      invite.organizationId,
-      invite.codeHash,
-      invite.expiresAt,
-      invite.maxUses,
-    ]);
+    const [row] = await sql.rows(INSERT, invite);
     return row?.expires_at ?? null;
   }
 
   /** Removes every link of the organization's room; how many there were (another organization's room has none). */
   async revokeAll(organizationId: string, roomId: string, sql: Sql = this.database): Promise<number> {
-    return sql.count(REVOKE_ALL, [roomId, organizationId]);
+    return sql.count(REVOKE_ALL, { roomId, organizationId });
   }
 
   /** Spends one use of the link (its row locked by `find(…, true)` in the same transaction). */
   async spendUse(invite: Pick<InviteRow, 'id' | 'organization_id'>, sql: Sql = this.database): Promise<void> {
-    await sql.rows(SPEND_USE, [invite.id, invite.organization_id]);
+    await sql.rows(SPEND_USE, { inviteId: invite.id, organizationId: invite.organization_id });
   }
 }

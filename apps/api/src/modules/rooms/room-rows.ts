@@ -1,54 +1,29 @@
-import type { StreamingMode } from '@app/domain';
+import type { ParticipantKind, RoomStatus, StreamingMode } from '@app/domain';
+import type { Narrowed } from '../../database/typed-sql';
+import type { ILiveRoomResult, IParticipantsResult, IRoomViewResult } from './rooms.repository.types';
 
-// The rows of the rooms aggregate as RoomsRepository returns them: types only, its SQL stays in the repository.
+// The rows of the rooms aggregate as RoomsRepository returns them: types only (generated from its
+// statements, with the columns a CHECK limits narrowed and bigints read as numbers), its SQL stays in
+// the repository.
 
 /** What the API shows of a room. */
-export interface RoomViewRow {
-  id: string;
-  name: string;
-  sid: string | null;
-  status: 'created' | 'active' | 'ended';
-  streaming_mode: StreamingMode | null;
-  started_at: Date | null;
-  ended_at: Date | null;
-  total_connection_minutes: number;
-  total_charged_cents: number;
-  created_at: Date;
-  created_by: string;
-}
+export type RoomViewRow = Omit<
+  Narrowed<IRoomViewResult, { status: RoomStatus; streaming_mode: StreamingMode | null }>,
+  'total_charged_cents'
+> & { total_charged_cents: number };
 
 /** One participant's usage: a connection as the API shows it. */
-export interface ParticipantUsageRow {
+export type ParticipantUsageRow = Omit<IParticipantsResult, 'id' | 'participant_kind' | 'charged_cents'> & {
   id: number;
-  participant_identity: string;
-  participant_kind: 'member' | 'guest' | 'translator' | null;
-  languages: string[] | null;
-  joined_at: Date;
-  left_at: Date | null;
-  connection_minutes: number | null;
+  participant_kind: ParticipantKind | null;
   charged_cents: number | null;
-}
+};
 
 /** Internal fields of a room row the services need besides its view. */
-export interface RoomRow {
-  id: string;
-  organization_id: string;
-  name: string;
-  livekit_name: string;
-  status: 'created' | 'active' | 'ended';
-  started_at: Date | null;
-  ended_at: Date | null;
-  streaming_mode: StreamingMode | null;
-  translator_present: boolean;
-  translator_generation: number;
-}
+export type RoomRow = Narrowed<ILiveRoomResult, { status: RoomStatus; streaming_mode: StreamingMode | null }>;
 
 /** A room and its participants, as GET /v1/rooms/{id} shows it (the body of a room's customer events). */
-export interface RoomBody {
-  id: string;
-  participants: Record<string, unknown>[];
-  [column: string]: unknown;
-}
+export type RoomBody = RoomViewRow & { participants: ParticipantUsageRow[] };
 
 /** What a room's totals move by: the minutes and cents of the connections that ended in it. */
 export interface RoomTotalsDelta {

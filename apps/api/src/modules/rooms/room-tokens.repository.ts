@@ -3,6 +3,16 @@ import { Injectable } from '@nestjs/common';
 import { Coalescer } from '../../common/batching/coalescer';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
+import { type Narrowed, prepared, sql } from '../../database/typed-sql';
+import type {
+  IAdmitSharedQuery,
+  IAdmitSharedResult,
+  IHeldLanguagesQuery,
+  IIssuedLanguagesQuery,
+  IReleaseReservationsQuery,
+  IReleaseReservationsResult,
+  IReserveTokenQuery,
+} from './room-tokens.repository.types';
 
 /** A join token's reservation of its languages (kind `member` or `guest`). */
 export interface TokenReservation {
@@ -19,16 +29,11 @@ export interface SharedAdmissionRequest extends Omit<TokenReservation, 'reserveS
   roomName: string;
 }
 
-/** The answer of admit_tokens_shared for one request whose room is live. */
-export interface SharedAdmissionRow {
-  ord: number;
-  room_id: string;
-  room_name: string;
-  livekit_name: string;
-  streaming_mode: StreamingMode | null;
-  /** False: the token would set the mode or add a language (or does not fit): decide it exclusively. */
-  admitted: boolean;
-}
+/**
+ * The answer of admit_tokens_shared for one request whose room is live. `admitted` false: the token
+ * would set the mode or add a language (or does not fit): decide it exclusively.
+ */
+export type SharedAdmissionRow = Narrowed<IAdmitSharedResult, { streaming_mode: StreamingMode | null }>;
 
 /** A participant's join token, as the connection takes it over. */
 export interface ConnectedToken {
@@ -45,19 +50,32 @@ interface PendingSharedAdmission {
   answer?: SharedAdmissionRow | null;
 }
 
-// room_tokens has no organization of its own: every statement checks its room's.
-const HELD_LANGUAGES = `SELECT held_languages(r.id, $3::text) AS languages FROM rooms r WHERE r.id = $1 AND r.organization_id = $2`;
+/** A released token as it was issued (kind `member` or `guest`). */
+type ReleasedTokenRow = Narrowed<IReleaseReservationsResult, { kind: Exclude<ParticipantKind, 'translator'> }>;
 
-const RESERVE_TOKEN = `INSERT INTO room_tokens (room_id, identity, kind, display_name, languages, reserved_until)
-  SELECT r.id, $3, $4, $5, $6, clock_timestamp() + make_interval(secs => $7) FROM rooms r WHERE r.id = $1 AND r.organization_id = $2
+// room_tokens has no organization of its own: every statement checks its room's.
+const HELD_LANGUAGES = sql<IHeldLanguagesQuery>`SELECT held_languages(r.id, $exceptIdentity::text) AS "languages!" FROM rooms r
+  WHERE r.id = $roomId! AND r.organization_id = $organizationId!`;
+
+const ISSUED_LANGUAGES = sql<IIssuedLanguagesQuery>`SELECT ARRAY(SELECT DISTINCT l FROM room_tokens t JOIN rooms r ON r.id = t.room_id, unnest(t.languages) AS l
+                     WHERE t.room_id = $roomId! AND r.organization_id = $organizationId! ORDER BY l) AS "languages!"`;
+
+const RESERVE_TOKEN = sql<IReserveTokenQuery>`INSERT INTO room_tokens (room_id, identity, kind, display_name, languages, reserved_until)
+  SELECT r.id, $identity!, $kind!, $displayName, $languages!, clock_timestamp() + make_interval(secs => $reserveSeconds!)
+    FROM rooms r WHERE r.id = $roomId! AND r.organization_id = $organizationId!
   ON CONFLICT (room_id, identity) DO UPDATE SET kind = EXCLUDED.kind, display_name = EXCLUDED.display_name,
     languages = EXCLUDED.languages, issued_at = clock_timestamp(), reserved_until = EXCLUDED.reserved_until`;
 
-const ADMIT_SHARED = { name: 'admit_tokens_shared', text: `SELECT * FROM admit_tokens_shared($1, $2)` };
+// The function's columns: only streaming_mode may be null (a request without an answer has no row).
+const ADMIT_SHARED = sql<IAdmitSharedQuery>`SELECT ord AS "ord!", room_id AS "room_id!", room_name AS "room_name!", livekit_name AS "livekit_name!",
+       streaming_mode, admitted AS "admitted!"
+  FROM admit_tokens_shared($requests!, $reserveSeconds!)`;
+
+const ADMIT_TOKENS_SHARED = prepared('admit_tokens_shared', ADMIT_SHARED);
 
 // room_tokens has no organization of its own: its room's is checked.
-const RELEASE_RESERVATIONS = `UPDATE room_tokens t SET reserved_until = NULL
-  FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS j(organization_id, room_id, identity)
+const RELEASE_RESERVATIONS = sql<IReleaseReservationsQuery>`UPDATE room_tokens t SET reserved_until = NULL
+  FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[], $identities!::text[]) AS j(organization_id, room_id, identity)
   JOIN rooms r ON r.id = j.room_id AND r.organization_id = j.organization_id
   WHERE t.room_id = j.room_id AND t.identity = j.identity RETURNING t.room_id, t.identity, t.kind, t.languages`;
 
@@ -97,31 +115,27 @@ export class RoomTokensRepository {
    * yet connected other than `exceptIdentity`'s (database/functions/held_languages.sql).
    */
   async heldLanguages(organizationId: string, roomId: string, exceptIdentity: string | null, sql: Sql = this.database): Promise<string[]> {
-    const [row] = await sql.rows<{ languages: string[] }>(HELD_LANGUAGES, [roomId, organizationId, exceptIdentity]);
+    const [row] = await sql.rows(HELD_LANGUAGES, { roomId, organizationId, exceptIdentity });
     return row?.languages ?? [];
   }
 
   /** Every language a token of the room was ever issued for (members' and guests'), sorted. */
   async issuedLanguages(organizationId: string, roomId: string, sql: Sql = this.database): Promise<string[]> {
-    const [row] = await sql.rows<{ languages: string[] }>(
-      `SELECT ARRAY(SELECT DISTINCT l FROM room_tokens t JOIN rooms r ON r.id = t.room_id, unnest(t.languages) AS l
-                     WHERE t.room_id = $1 AND r.organization_id = $2 ORDER BY l) AS languages`,
-      [roomId, organizationId],
-    );
+    const [row] = await sql.rows(ISSUED_LANGUAGES, { roomId, organizationId });
     return row.languages;
   }
 
   /** Issues (or re-issues, for the same identity) a token of the room, reserving its languages for a while. */
   async reserveToken(organizationId: string, roomId: string, token: TokenReservation, sql: Sql = this.database): Promise<void> {
-    await sql.rows(RESERVE_TOKEN, [
+    await sql.rows(RESERVE_TOKEN, {
       roomId,
       organizationId,
-      token.identity,
-      token.kind,
-      token.displayName,
-      token.languages,
-      token.reserveSeconds,
-    ]);
+      identity: token.identity,
+      kind: token.kind,
+      displayName: token.displayName,
+      languages: [...token.languages],
+      reserveSeconds: token.reserveSeconds,
+    });
   }
 
   /**
@@ -154,7 +168,10 @@ export class RoomTokensRepository {
       display_name: request.displayName,
       languages: request.languages,
     }));
-    const rows = await sql.rows<SharedAdmissionRow>(ADMIT_SHARED, [JSON.stringify(payload), reserveSeconds]);
+    const rows = await sql.rows<IAdmitSharedQuery, SharedAdmissionRow>(ADMIT_TOKENS_SHARED, {
+      requests: JSON.stringify(payload),
+      reserveSeconds,
+    });
     return new Map(rows.map((row) => [row.ord, row]));
   }
 
@@ -167,11 +184,11 @@ export class RoomTokensRepository {
     sql: Sql = this.database,
   ): Promise<ConnectedToken[]> {
     if (participants.length === 0) return [];
-    const rows = await sql.rows<{ room_id: string; identity: string; kind: ParticipantKind; languages: string[] }>(RELEASE_RESERVATIONS, [
-      participants.map((p) => p.organizationId),
-      participants.map((p) => p.roomId),
-      participants.map((p) => p.identity),
-    ]);
+    const rows = await sql.rows<IReleaseReservationsQuery, ReleasedTokenRow>(RELEASE_RESERVATIONS, {
+      organizationIds: participants.map((p) => p.organizationId),
+      roomIds: participants.map((p) => p.roomId),
+      identities: participants.map((p) => p.identity),
+    });
     return rows.map((row) => ({ roomId: row.room_id, identity: row.identity, kind: row.kind, languages: row.languages }));
   }
 }

@@ -1,7 +1,8 @@
-import type { StreamingMode } from '@app/domain';
+import type { RoomStatus, StreamingMode } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
+import { type Narrowed, sql } from '../../database/typed-sql';
 import {
   type ClosedTranscriptRoom,
   type ParticipantUsageRow,
@@ -10,32 +11,64 @@ import {
   type RoomRow,
   type RoomViewRow,
 } from './room-rows';
-
-/** Column lists shared by the room reads, so list, detail and customer-event views agree. */
-const ROOM_COLUMNS = `r.id, r.name, r.sid, r.status, r.streaming_mode, r.started_at, r.ended_at,
-  r.total_connection_minutes, r.total_charged_cents, r.created_at, u.email AS created_by`;
-
-const ROOM_FROM = `rooms r JOIN users u ON u.id = r.created_by_user_id`;
-
-const PARTICIPANT_COLUMNS = `c.id, c.identity AS participant_identity, c.kind AS participant_kind, c.languages,
-  c.joined_at, c.left_at, c.connection_minutes, c.charged_cents`;
-
-const ROOM_ROW_COLUMNS = `id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode, translator_present, translator_generation`;
+import type {
+  IActivateQuery,
+  IAddToTotalsQuery,
+  IAdmissionLockQuery,
+  ICloseTranscriptQuery,
+  IEndQuery,
+  IEndStateQuery,
+  IEndStateResult,
+  IFlipTranslatorPresenceQuery,
+  IInsertRoomQuery,
+  ILiveNameTakenQuery,
+  ILiveRoomIdQuery,
+  ILiveRoomQuery,
+  ILockByIdQuery,
+  ILockByLivekitNamesQuery,
+  IMarkSettledQuery,
+  IParticipantsQuery,
+  IParticipantsResult,
+  IRoomPageQuery,
+  IRoomViewParticipantsQuery,
+  IRoomViewParticipantsResult,
+  IRoomViewQuery,
+  IRoomViewResult,
+  IRoomViewsQuery,
+  ISetModeQuery,
+  ISettlingDueQuery,
+} from './rooms.repository.types';
 
 const UNIQUE_VIOLATION = '23505';
 
-const ROOM_VIEWS = `SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM}
-  WHERE (r.id, r.organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`;
-const ROOM_VIEW_PARTICIPANTS = `SELECT c.room_id, ${PARTICIPANT_COLUMNS} FROM connections c
-  WHERE (c.room_id, c.organization_id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[])) ORDER BY c.joined_at, c.id`;
+/** A room's view as read (its status and mode narrowed), before its bigint total becomes a number. */
+type RoomViewColumns = Narrowed<IRoomViewResult, { status: RoomStatus; streaming_mode: StreamingMode | null }>;
+
+/** A connection as read (its kind narrowed), before its bigints become numbers. */
+type ParticipantColumns = Narrowed<IParticipantsResult, { participant_kind: ParticipantUsageRow['participant_kind'] }>;
+
+type RoomViewParticipantColumns = Narrowed<IRoomViewParticipantsResult, { participant_kind: ParticipantUsageRow['participant_kind'] }>;
+
+// The room reads (ROOM_PAGE, ROOM_VIEW, ROOM_VIEWS) show the same columns, so list, detail and
+// customer-event views agree; so do the participant reads (PARTICIPANTS, ROOM_VIEW_PARTICIPANTS) and
+// the room rows the services lock (LIVE_ROOM, LOCK_BY_LIVEKIT_NAMES, LOCK_BY_ID).
+
+const ROOM_VIEWS = sql<IRoomViewsQuery>`SELECT r.id, r.name, r.sid, r.status, r.streaming_mode, r.started_at, r.ended_at,
+  r.total_connection_minutes, r.total_charged_cents, r.created_at, u.email AS created_by
+  FROM rooms r JOIN users u ON u.id = r.created_by_user_id
+  WHERE (r.id, r.organization_id) IN (SELECT * FROM unnest($roomIds!::uuid[], $organizationIds!::uuid[]))`;
+const ROOM_VIEW_PARTICIPANTS = sql<IRoomViewParticipantsQuery>`SELECT c.room_id, c.id, c.identity AS participant_identity, c.kind AS participant_kind,
+  c.languages, c.joined_at, c.left_at, c.connection_minutes, c.charged_cents FROM connections c
+  WHERE (c.room_id, c.organization_id) IN (SELECT * FROM unnest($roomIds!::uuid[], $organizationIds!::uuid[])) ORDER BY c.joined_at, c.id`;
 
 // Not scoped to an organization: the readiness sweep closes the transcripts of every organization's ended rooms.
-const CLOSE_TRANSCRIPT = `UPDATE rooms SET transcript_closed_at = now() WHERE id = $1 AND status = 'ended' AND transcript_closed_at IS NULL
+const CLOSE_TRANSCRIPT = sql<ICloseTranscriptQuery>`UPDATE rooms SET transcript_closed_at = now()
+  WHERE id = $roomId! AND status = 'ended' AND transcript_closed_at IS NULL
   RETURNING organization_id, name, started_at, ended_at`;
 
-const ADD_TO_TOTALS = `UPDATE rooms r SET total_connection_minutes = r.total_connection_minutes + t.minutes,
+const ADD_TO_TOTALS = sql<IAddToTotalsQuery>`UPDATE rooms r SET total_connection_minutes = r.total_connection_minutes + t.minutes,
     total_charged_cents = r.total_charged_cents + t.cents
-  FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::bigint[]) AS t(organization_id, id, minutes, cents)
+  FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[], $minutes!::int[], $cents!::bigint[]) AS t(organization_id, id, minutes, cents)
   WHERE r.id = t.id AND r.organization_id = t.organization_id`;
 
 /** A room to insert; its LiveKit room exists already under `livekitName`. */
@@ -49,34 +82,54 @@ export interface NewRoom {
   createdByUserId: string;
 }
 
-export interface RoomEndState {
-  livekit_name: string;
-  status: RoomRow['status'];
-}
+export type RoomEndState = Narrowed<IEndStateResult, { status: RoomStatus }>;
 
-const LIVE_NAME_TAKEN = `SELECT EXISTS (SELECT 1 FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended') AS taken`;
+const LIVE_NAME_TAKEN = sql<ILiveNameTakenQuery>`SELECT EXISTS (SELECT 1 FROM rooms WHERE organization_id = $organizationId! AND name = $name! AND status <> 'ended')
+  AS "taken!"`;
 
-const INSERT_ROOM = `INSERT INTO rooms (id, organization_id, name, livekit_name, sid, streaming_mode, created_by_user_id)
-  VALUES ($1, $2, $3, $4, $5, $6, $7)`;
+const INSERT_ROOM = sql<IInsertRoomQuery>`INSERT INTO rooms (id, organization_id, name, livekit_name, sid, streaming_mode, created_by_user_id)
+  VALUES ($id!, $organizationId!, $name!, $livekitName!, $sid, $streamingMode, $createdByUserId!)`;
 
 // Ordered at the precision shown (milliseconds), ties by id; index rooms_organization_newest_ms.
-const ROOM_PAGE = `SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM} WHERE r.organization_id = $1
-  ORDER BY date_trunc('milliseconds', r.created_at AT TIME ZONE 'UTC') DESC, r.id DESC LIMIT $2 OFFSET $3`;
+const ROOM_PAGE = sql<IRoomPageQuery>`SELECT r.id, r.name, r.sid, r.status, r.streaming_mode, r.started_at, r.ended_at,
+  r.total_connection_minutes, r.total_charged_cents, r.created_at, u.email AS created_by
+  FROM rooms r JOIN users u ON u.id = r.created_by_user_id WHERE r.organization_id = $organizationId!
+  ORDER BY date_trunc('milliseconds', r.created_at AT TIME ZONE 'UTC') DESC, r.id DESC LIMIT $limit! OFFSET $offset!`;
 
-const ROOM_VIEW = `SELECT ${ROOM_COLUMNS} FROM ${ROOM_FROM} WHERE r.id = $1 AND r.organization_id = $2`;
+const ROOM_VIEW = sql<IRoomViewQuery>`SELECT r.id, r.name, r.sid, r.status, r.streaming_mode, r.started_at, r.ended_at,
+  r.total_connection_minutes, r.total_charged_cents, r.created_at, u.email AS created_by
+  FROM rooms r JOIN users u ON u.id = r.created_by_user_id WHERE r.id = $roomId! AND r.organization_id = $organizationId!`;
 
-const PARTICIPANTS = `SELECT ${PARTICIPANT_COLUMNS} FROM connections c WHERE c.room_id = $1 AND c.organization_id = $2
+const PARTICIPANTS = sql<IParticipantsQuery>`SELECT c.id, c.identity AS participant_identity, c.kind AS participant_kind, c.languages,
+  c.joined_at, c.left_at, c.connection_minutes, c.charged_cents
+  FROM connections c WHERE c.room_id = $roomId! AND c.organization_id = $organizationId!
   ORDER BY date_trunc('milliseconds', c.joined_at), c.id`;
 
-const END_STATE = `SELECT livekit_name, status FROM rooms WHERE id = $1 AND organization_id = $2`;
+const END_STATE = sql<IEndStateQuery>`SELECT livekit_name, status FROM rooms WHERE id = $roomId! AND organization_id = $organizationId!`;
 
-const LIVE_ROOM_ID = `SELECT id FROM rooms WHERE organization_id = $1 AND name = $2 AND status <> 'ended'`;
+const LIVE_ROOM_ID = sql<ILiveRoomIdQuery>`SELECT id FROM rooms WHERE organization_id = $organizationId! AND name = $name! AND status <> 'ended'`;
 
-const ADMISSION_LOCK = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`;
+const ADMISSION_LOCK = sql<IAdmissionLockQuery>`SELECT pg_advisory_xact_lock(hashtextextended($roomId!, 0))`;
 
-const LIVE_ROOM = `SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE id = $1 AND organization_id = $2 AND status <> 'ended'`;
+const LIVE_ROOM = sql<ILiveRoomQuery>`SELECT id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode,
+  translator_present, translator_generation
+  FROM rooms WHERE id = $roomId! AND organization_id = $organizationId! AND status <> 'ended'`;
 
-const SET_MODE = `UPDATE rooms SET streaming_mode = $3 WHERE id = $1 AND organization_id = $2`;
+const SET_MODE = sql<ISetModeQuery>`UPDATE rooms SET streaming_mode = $mode! WHERE id = $roomId! AND organization_id = $organizationId!`;
+
+/** The view of a room as read: its bigint total as a number. */
+function roomView(room: RoomViewColumns): RoomViewRow {
+  return { ...room, total_charged_cents: Number(room.total_charged_cents) };
+}
+
+/** A connection as read: its bigints (id, cents) as numbers. */
+function participantUsage(participant: ParticipantColumns): ParticipantUsageRow {
+  return {
+    ...participant,
+    id: Number(participant.id),
+    charged_cents: participant.charged_cents === null ? null : Number(participant.charged_cents),
+  };
+}
 
 // The function (database/functions/admit_tokens_shared.sql) takes each request's organization.
 
@@ -92,22 +145,14 @@ export class RoomsRepository {
 
   /** Whether a live room (not ended) of the organization has this name. */
   async liveNameTaken(organizationId: string, name: string, sql: Sql = this.database): Promise<boolean> {
-    const [row] = await sql.rows<{ taken: boolean }>(LIVE_NAME_TAKEN, [organizationId, name]);
+    const [row] = await sql.rows(LIVE_NAME_TAKEN, { organizationId, name });
     return row.taken;
   }
 
   /** Inserts the room; false (nothing inserted) when a live room of the organization has its name. */
   async insert(room: NewRoom, sql: Sql = this.database): Promise<boolean> {
     try {
-      await sql.rows(INSERT_ROOM, [
-        room.id,
-        room.organizationId,
-        room.name,
-        room.livekitName,
-        room.sid,
-        room.streamingMode,
-        room.createdByUserId,
-      ]);
+      await sql.rows(INSERT_ROOM, room);
       return true;
     } catch (error) {
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) return false;
@@ -117,28 +162,28 @@ export class RoomsRepository {
 
   /** One page of the organization's rooms, newest first; `limit + 1` rows tell whether more exist. */
   async page(organizationId: string, limit: number, offset: number, sql: Sql = this.database): Promise<RoomViewRow[]> {
-    return sql.rows<RoomViewRow>(ROOM_PAGE, [organizationId, limit, offset]);
+    return (await sql.rows<IRoomPageQuery, RoomViewColumns>(ROOM_PAGE, { organizationId, limit, offset })).map(roomView);
   }
 
   async view(organizationId: string, roomId: string, sql: Sql = this.database): Promise<RoomViewRow | null> {
-    const [room] = await sql.rows<RoomViewRow>(ROOM_VIEW, [roomId, organizationId]);
-    return room ?? null;
+    const [room] = await sql.rows<IRoomViewQuery, RoomViewColumns>(ROOM_VIEW, { roomId, organizationId });
+    return room ? roomView(room) : null;
   }
 
   /** The room's connections, in the order they joined. */
   async participants(organizationId: string, roomId: string, sql: Sql = this.database): Promise<ParticipantUsageRow[]> {
-    return sql.rows<ParticipantUsageRow>(PARTICIPANTS, [roomId, organizationId]);
+    return (await sql.rows<IParticipantsQuery, ParticipantColumns>(PARTICIPANTS, { roomId, organizationId })).map(participantUsage);
   }
 
   /** What ending the room needs to know: its LiveKit room and whether it has ended already. */
   async endState(organizationId: string, roomId: string, sql: Sql = this.database): Promise<RoomEndState | null> {
-    const [room] = await sql.rows<RoomEndState>(END_STATE, [roomId, organizationId]);
+    const [room] = await sql.rows<IEndStateQuery, RoomEndState>(END_STATE, { roomId, organizationId });
     return room ?? null;
   }
 
   /** The id of the organization's live room of this name. */
   async liveRoomId(organizationId: string, name: string, sql: Sql = this.database): Promise<string | null> {
-    const [room] = await sql.rows<{ id: string }>(LIVE_ROOM_ID, [organizationId, name]);
+    const [room] = await sql.rows(LIVE_ROOM_ID, { organizationId, name });
     return room?.id ?? null;
   }
 
@@ -148,13 +193,13 @@ export class RoomsRepository {
    * earlier admission. Null when the room is not live (or not the organization's). Run it in a transaction.
    */
   async lockAdmissions(organizationId: string, roomId: string, tx: Sql): Promise<RoomRow | null> {
-    await tx.rows(ADMISSION_LOCK, [roomId]);
-    const [room] = await tx.rows<RoomRow>(LIVE_ROOM, [roomId, organizationId]);
+    await tx.rows(ADMISSION_LOCK, { roomId });
+    const [room] = await tx.rows<ILiveRoomQuery, RoomRow>(LIVE_ROOM, { roomId, organizationId });
     return room ?? null;
   }
 
   async setMode(organizationId: string, roomId: string, mode: StreamingMode, sql: Sql = this.database): Promise<void> {
-    await sql.rows(SET_MODE, [roomId, organizationId, mode]);
+    await sql.rows(SET_MODE, { roomId, organizationId, mode });
   }
 
   // Lifecycle: ending a room, translator presence (driven by LiveKit events).
@@ -166,12 +211,12 @@ export class RoomsRepository {
    * is scoped to the organization it carries.
    */
   async lockByLiveKitNames(livekitNames: string[], sql: Sql = this.database): Promise<RoomRow[]> {
-    return sql.rows<RoomRow>(LOCK_BY_LIVEKIT_NAMES, [livekitNames]);
+    return sql.rows<ILockByLivekitNamesQuery, RoomRow>(LOCK_BY_LIVEKIT_NAMES, { livekitNames });
   }
 
   /** Locks the organization's room for a change of its lifecycle; null when it has no such room. */
   async lockForLifecycle(organizationId: string, roomId: string, sql: Sql = this.database): Promise<RoomRow | null> {
-    const [room] = await sql.rows<RoomRow>(LOCK_BY_ID, [roomId, organizationId]);
+    const [room] = await sql.rows<ILockByIdQuery, RoomRow>(LOCK_BY_ID, { roomId, organizationId });
     return room ?? null;
   }
 
@@ -181,12 +226,12 @@ export class RoomsRepository {
     sql: Sql = this.database,
   ): Promise<void> {
     if (changes.length === 0) return;
-    await sql.rows(ACTIVATE, [
-      changes.map((c) => c.organizationId),
-      changes.map((c) => c.roomId),
-      changes.map((c) => c.starts),
-      changes.map((c) => c.startedAt),
-    ]);
+    await sql.rows(ACTIVATE, {
+      organizationIds: changes.map((c) => c.organizationId),
+      roomIds: changes.map((c) => c.roomId),
+      starts: changes.map((c) => c.starts),
+      startedAts: changes.map((c) => c.startedAt),
+    });
   }
 
   /**
@@ -194,33 +239,33 @@ export class RoomsRepository {
    * returns the end it was given (null when the organization has no such room).
    */
   async end(organizationId: string, roomId: string, at: Date, settleMs: number, sql: Sql = this.database): Promise<Date | null> {
-    const [row] = await sql.rows<{ ended_at: Date }>(END, [roomId, organizationId, at, settleMs / 1000]);
+    const [row] = await sql.rows(END, { roomId, organizationId, at, settleSeconds: settleMs / 1000 });
     return row?.ended_at ?? null;
   }
 
   /** Ended rooms whose settling time has come and that have not settled, the longest waiting first. */
   async settlingDue(limit: number, sql: Sql = this.database): Promise<{ organizationId: string; id: string }[]> {
-    const rows = await sql.rows<{ organization_id: string; id: string }>(SETTLING_DUE, [limit]);
+    const rows = await sql.rows(SETTLING_DUE, { limit });
     return rows.map((row) => ({ organizationId: row.organization_id, id: row.id }));
   }
 
   /** Marks the ended room settled; false when it had settled already (or is not the organization's ended room). */
   async markSettled(organizationId: string, roomId: string, sql: Sql = this.database): Promise<boolean> {
-    return (await sql.count(MARK_SETTLED, [roomId, organizationId])) > 0;
+    return (await sql.count(MARK_SETTLED, { roomId, organizationId })) > 0;
   }
 
   /** The rooms (each of its organization) as GET /v1/rooms/{id} shows them, by id. */
   async views(rooms: { roomId: string; organizationId: string }[], sql: Sql = this.database): Promise<Map<string, RoomBody>> {
     if (rooms.length === 0) return new Map();
-    const keys = [rooms.map((room) => room.roomId), rooms.map((room) => room.organizationId)];
-    const found = await sql.rows<{ id: string } & Record<string, unknown>>(ROOM_VIEWS, keys);
-    const participants = await sql.rows<{ room_id: string } & Record<string, unknown>>(ROOM_VIEW_PARTICIPANTS, keys);
+    const keys = { roomIds: rooms.map((room) => room.roomId), organizationIds: rooms.map((room) => room.organizationId) };
+    const found = await sql.rows<IRoomViewsQuery, RoomViewColumns>(ROOM_VIEWS, keys);
+    const participants = await sql.rows<IRoomViewParticipantsQuery, RoomViewParticipantColumns>(ROOM_VIEW_PARTICIPANTS, keys);
     return new Map(
       found.map((room) => [
         room.id,
         {
-          ...room,
-          participants: participants.filter((p) => p.room_id === room.id).map(({ room_id: _roomId, ...rest }) => rest),
+          ...roomView(room),
+          participants: participants.filter((p) => p.room_id === room.id).map(({ room_id: _roomId, ...rest }) => participantUsage(rest)),
         },
       ]),
     );
@@ -229,12 +274,12 @@ export class RoomsRepository {
   /** Adds the minutes and cents of connections that ended to their rooms' totals, one statement for all. */
   async addToTotals(deltas: RoomTotalsDelta[], sql: Sql = this.database): Promise<void> {
     if (deltas.length === 0) return;
-    await sql.rows(ADD_TO_TOTALS, [
-      deltas.map((d) => d.organizationId),
-      deltas.map((d) => d.roomId),
-      deltas.map((d) => d.minutes),
-      deltas.map((d) => d.cents),
-    ]);
+    await sql.rows(ADD_TO_TOTALS, {
+      organizationIds: deltas.map((d) => d.organizationId),
+      roomIds: deltas.map((d) => d.roomId),
+      minutes: deltas.map((d) => d.minutes),
+      cents: deltas.map((d) => d.cents),
+    });
   }
 
   /**
@@ -243,39 +288,44 @@ export class RoomsRepository {
    * that read the room open.
    */
   async closeTranscript(roomId: string, sql: Sql): Promise<ClosedTranscriptRoom | null> {
-    const [room] = await sql.rows<{ organization_id: string; name: string; started_at: Date | null; ended_at: Date | null }>(
-      CLOSE_TRANSCRIPT,
-      [roomId],
-    );
+    const [room] = await sql.rows(CLOSE_TRANSCRIPT, { roomId });
     return room ? { organizationId: room.organization_id, name: room.name, startedAt: room.started_at, endedAt: room.ended_at } : null;
   }
 
   /** Flips the translator presence of these rooms, each moving to its next generation. */
   async flipTranslatorPresence(rooms: { organizationId: string; id: string }[], sql: Sql = this.database): Promise<void> {
     if (rooms.length === 0) return;
-    await sql.rows(FLIP_TRANSLATOR_PRESENCE, [rooms.map((room) => room.organizationId), rooms.map((room) => room.id)]);
+    await sql.rows(FLIP_TRANSLATOR_PRESENCE, {
+      organizationIds: rooms.map((room) => room.organizationId),
+      roomIds: rooms.map((room) => room.id),
+    });
   }
 }
 
 // Lifecycle statements (the methods after "Lifecycle:").
-const LOCK_BY_LIVEKIT_NAMES = `SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE livekit_name = ANY($1) ORDER BY id FOR NO KEY UPDATE`;
+const LOCK_BY_LIVEKIT_NAMES = sql<ILockByLivekitNamesQuery>`SELECT id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode,
+  translator_present, translator_generation
+  FROM rooms WHERE livekit_name = ANY($livekitNames!) ORDER BY id FOR NO KEY UPDATE`;
 
-const LOCK_BY_ID = `SELECT ${ROOM_ROW_COLUMNS} FROM rooms WHERE id = $1 AND organization_id = $2 FOR NO KEY UPDATE`;
+const LOCK_BY_ID = sql<ILockByIdQuery>`SELECT id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode,
+  translator_present, translator_generation
+  FROM rooms WHERE id = $roomId! AND organization_id = $organizationId! FOR NO KEY UPDATE`;
 
-const ACTIVATE = `UPDATE rooms r SET status = CASE WHEN c.starts THEN 'active' ELSE r.status END, started_at = c.started_at
-  FROM unnest($1::uuid[], $2::uuid[], $3::boolean[], $4::timestamptz[]) AS c(organization_id, id, starts, started_at)
+const ACTIVATE = sql<IActivateQuery>`UPDATE rooms r SET status = CASE WHEN c.starts THEN 'active' ELSE r.status END, started_at = c.started_at
+  FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[], $starts!::boolean[], $startedAts!::timestamptz[]) AS c(organization_id, id, starts, started_at)
   WHERE r.id = c.id AND r.organization_id = c.organization_id`;
 
-const END = `UPDATE rooms SET status = 'ended', ended_at = GREATEST($3::timestamptz, started_at, created_at),
-    settles_at = clock_timestamp() + make_interval(secs => $4)
-  WHERE id = $1 AND organization_id = $2 RETURNING ended_at`;
+// GREATEST skips nulls and `at` is given: the end is never null.
+const END = sql<IEndQuery>`UPDATE rooms SET status = 'ended', ended_at = GREATEST($at!::timestamptz, started_at, created_at),
+    settles_at = clock_timestamp() + make_interval(secs => $settleSeconds!)
+  WHERE id = $roomId! AND organization_id = $organizationId! RETURNING ended_at AS "ended_at!"`;
 
 // Across organizations: the settling sweep serves them all (each room is then settled in its own).
-const SETTLING_DUE = `SELECT organization_id, id FROM rooms
-  WHERE settled_at IS NULL AND settles_at IS NOT NULL AND settles_at <= clock_timestamp() ORDER BY settles_at LIMIT $1`;
+const SETTLING_DUE = sql<ISettlingDueQuery>`SELECT organization_id, id FROM rooms
+  WHERE settled_at IS NULL AND settles_at IS NOT NULL AND settles_at <= clock_timestamp() ORDER BY settles_at LIMIT $limit!`;
 
-const MARK_SETTLED = `UPDATE rooms SET settled_at = clock_timestamp()
-  WHERE id = $1 AND organization_id = $2 AND status = 'ended' AND settled_at IS NULL`;
+const MARK_SETTLED = sql<IMarkSettledQuery>`UPDATE rooms SET settled_at = clock_timestamp()
+  WHERE id = $roomId! AND organization_id = $organizationId! AND status = 'ended' AND settled_at IS NULL`;
 
-const FLIP_TRANSLATOR_PRESENCE = `UPDATE rooms r SET translator_present = NOT r.translator_present, translator_generation = r.translator_generation + 1
-  FROM unnest($1::uuid[], $2::uuid[]) AS f(organization_id, id) WHERE r.id = f.id AND r.organization_id = f.organization_id`;
+const FLIP_TRANSLATOR_PRESENCE = sql<IFlipTranslatorPresenceQuery>`UPDATE rooms r SET translator_present = NOT r.translator_present, translator_generation = r.translator_generation + 1
+  FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[]) AS f(organization_id, id) WHERE r.id = f.id AND r.organization_id = f.organization_id`;
