@@ -1,15 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
+import { sql } from '../../database/typed-sql';
+import type {
+  IClaimQuery,
+  ICompleteQuery,
+  IDeleteExpiredQuery,
+  IFindQuery,
+  IFindResult,
+  IForgetQuery,
+} from './idempotency.repository.types';
 
-/** A key's row: the request it was first used for and, once answered, the answer. */
-export interface IdempotencyRecord {
-  fingerprint: string;
-  /** null while the first request runs. */
-  status_code: number | null;
-  content_type: string | null;
-  body: string | null;
-}
+/** A key's row: the request it was first used for and, once answered, the answer (`status_code` null while the first request runs). */
+export type IdempotencyRecord = IFindResult;
 
 export interface RecordedAnswer {
   statusCode: number;
@@ -24,20 +27,22 @@ export interface KeyLifetime {
 }
 
 // The primary key (organization_id, key) settles races: exactly one request inserts or takes over.
-const CLAIM = `INSERT INTO idempotency_keys (organization_id, key, fingerprint) VALUES ($1, $2, $3)
+const CLAIM = sql<IClaimQuery>`INSERT INTO idempotency_keys (organization_id, key, fingerprint) VALUES ($organizationId!, $key!, $fingerprint!)
   ON CONFLICT (organization_id, key) DO UPDATE
     SET fingerprint = EXCLUDED.fingerprint, status_code = NULL, content_type = NULL, body = NULL, created_at = now()
-    WHERE idempotency_keys.created_at < now() - make_interval(hours => $4)
-       OR (idempotency_keys.status_code IS NULL AND idempotency_keys.created_at < now() - make_interval(secs => $5))
-  RETURNING 1`;
+    WHERE idempotency_keys.created_at < now() - make_interval(hours => $lifetimeHours!)
+       OR (idempotency_keys.status_code IS NULL AND idempotency_keys.created_at < now() - make_interval(secs => $abandonedAfterSeconds!))
+  RETURNING 1 AS claimed`;
 
-const FIND = `SELECT fingerprint, status_code, content_type, body FROM idempotency_keys WHERE organization_id = $1 AND key = $2`;
+const FIND = sql<IFindQuery>`SELECT fingerprint, status_code, content_type, body FROM idempotency_keys
+  WHERE organization_id = $organizationId! AND key = $key!`;
 
-const COMPLETE = `UPDATE idempotency_keys SET status_code = $3, content_type = $4, body = $5 WHERE organization_id = $1 AND key = $2`;
+const COMPLETE = sql<ICompleteQuery>`UPDATE idempotency_keys SET status_code = $statusCode!, content_type = $contentType, body = $body!
+  WHERE organization_id = $organizationId! AND key = $key!`;
 
-const FORGET = `DELETE FROM idempotency_keys WHERE organization_id = $1 AND key = $2`;
+const FORGET = sql<IForgetQuery>`DELETE FROM idempotency_keys WHERE organization_id = $organizationId! AND key = $key!`;
 
-const DELETE_EXPIRED = `DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1)`;
+const DELETE_EXPIRED = sql<IDeleteExpiredQuery>`DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $lifetimeHours!)`;
 
 /** The `idempotency_keys` rows, per organization and key. */
 @Injectable()
@@ -49,26 +54,26 @@ export class IdempotencyRepository {
    * false when a live row holds the key.
    */
   async claim(organizationId: string, key: string, fingerprint: string, lifetime: KeyLifetime, sql: Sql = this.database): Promise<boolean> {
-    const rows = await sql.rows(CLAIM, [organizationId, key, fingerprint, lifetime.lifetimeHours, lifetime.abandonedAfterSeconds]);
+    const rows = await sql.rows(CLAIM, { organizationId, key, fingerprint, ...lifetime });
     return rows.length > 0;
   }
 
   async find(organizationId: string, key: string, sql: Sql = this.database): Promise<IdempotencyRecord | undefined> {
-    const [row] = await sql.rows<IdempotencyRecord>(FIND, [organizationId, key]);
+    const [row] = await sql.rows(FIND, { organizationId, key });
     return row;
   }
 
   /** Stores the first request's answer with its key. */
   async complete(organizationId: string, key: string, answer: RecordedAnswer, sql: Sql = this.database): Promise<void> {
-    await sql.rows(COMPLETE, [organizationId, key, answer.statusCode, answer.contentType, answer.body]);
+    await sql.rows(COMPLETE, { organizationId, key, ...answer });
   }
 
   async forget(organizationId: string, key: string, sql: Sql = this.database): Promise<void> {
-    await sql.rows(FORGET, [organizationId, key]);
+    await sql.rows(FORGET, { organizationId, key });
   }
 
   /** Deletes the keys of every organization older than `lifetimeHours`; returns how many. */
   async deleteExpired(lifetimeHours: number, sql: Sql = this.database): Promise<number> {
-    return sql.count(DELETE_EXPIRED, [lifetimeHours]);
+    return sql.count(DELETE_EXPIRED, { lifetimeHours });
   }
 }

@@ -2,6 +2,21 @@ import type { TranscriptSegment } from '@app/domain/transcripts';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
+import { prepared, sql } from '../../database/typed-sql';
+import type {
+  IAllQuery,
+  IDeleteExpiredQuery,
+  IDueToCloseQuery,
+  IEraseQuery,
+  IPageQuery,
+  IPageResult,
+  IRoomQuery,
+  ISaveSettingsQuery,
+  ISettingsQuery,
+  IStoreSegmentsQuery,
+  ISummaryQuery,
+  ISummaryResult,
+} from './transcripts.repository.types';
 
 export interface TranscriptSettings {
   store: boolean;
@@ -38,35 +53,71 @@ export interface TranscriptRoom {
 }
 
 /** What a closed transcript holds: `transcript.ready` says it with its room. */
-export interface TranscriptSummary {
-  segments: number;
-  languages: string[];
-}
+export type TranscriptSummary = ISummaryResult;
 
-interface SegmentRow {
-  segment_id: string;
-  participant_identity: string;
-  language: string;
-  text: string;
-  translation_language: string | null;
-  translation_text: string | null;
-  started_at: Date;
-  ended_at: Date;
-}
+const SETTINGS = sql<ISettingsQuery>`SELECT store, retention_days FROM transcript_settings WHERE organization_id = $organizationId!`;
 
-interface ExportRow {
-  participant_identity: string;
-  language: string;
-  text: string;
-  translation_language: string | null;
-  translation_text: string | null;
-  started_ms: number;
-  ended_ms: number;
-}
+const SAVE_SETTINGS = sql<ISaveSettingsQuery>`INSERT INTO transcript_settings (organization_id, store, retention_days) VALUES ($organizationId!, $store!, $retentionDays!)
+  ON CONFLICT (organization_id) DO UPDATE SET store = EXCLUDED.store, retention_days = EXCLUDED.retention_days, updated_at = now()`;
 
-const SEGMENT_COLUMNS = `segment_id, participant_identity, language, text, translation_language, translation_text, started_at, ended_at`;
+/**
+ * Stores segments of open transcripts once per (room, segment id). The room row is read FOR SHARE:
+ * closing a transcript (an UPDATE of that row) waits for the inserts already under way and every
+ * later insert sees it closed, so no segment lands after `transcript.ready` counted them. Nothing
+ * is written for an organization that turned storing off.
+ */
+const STORE_SEGMENTS = sql<IStoreSegmentsQuery>`INSERT INTO transcript_segments (organization_id, room_id, segment_id, participant_identity, language, text,
+                                     translation_language, translation_text, started_at, ended_at)
+         SELECT r.organization_id, r.id, s.segment_id, s.identity, s.language, s.text, s.translation_language, s.translation_text, s.started_at, s.ended_at
+           FROM unnest($roomIds!::uuid[], $livekitRooms!::text[], $segmentIds!::text[], $identities!::text[], $languages!::text[], $texts!::text[],
+                       $translationLanguages!::text[], $translationTexts!::text[], $startedAts!::timestamptz[], $endedAts!::timestamptz[])
+                  AS s(room_id, livekit_room, segment_id, identity, language, text, translation_language, translation_text, started_at, ended_at)
+           JOIN rooms r ON r.id = s.room_id AND (s.livekit_room = '' OR r.livekit_name = s.livekit_room)
+           LEFT JOIN transcript_settings t ON t.organization_id = r.organization_id
+          WHERE r.transcript_closed_at IS NULL AND coalesce(t.store, true)
+            FOR SHARE OF r
+         ON CONFLICT (room_id, segment_id) DO NOTHING
+         RETURNING room_id, segment_id`;
 
-const toSegment = (row: SegmentRow): StoredSegment => ({
+const ROOM = sql<IRoomQuery>`SELECT r.id, r.name, r.started_at, r.ended_at FROM rooms r WHERE r.id = $roomId! AND r.organization_id = $organizationId!`;
+
+const PAGE = sql<IPageQuery>`SELECT segment_id, participant_identity, language, text, translation_language, translation_text, started_at, ended_at
+  FROM transcript_segments WHERE room_id = $roomId! AND organization_id = $organizationId!
+  ORDER BY started_at, segment_id LIMIT $limit!::bigint OFFSET $offset!::bigint`;
+
+const ALL = sql<IAllQuery>`SELECT participant_identity, language, text, translation_language, translation_text,
+       (extract(epoch FROM started_at) * 1000)::float8 AS "started_ms!", (extract(epoch FROM ended_at) * 1000)::float8 AS "ended_ms!"
+  FROM transcript_segments WHERE room_id = $roomId! AND organization_id = $organizationId! ORDER BY started_at, segment_id`;
+
+const ERASE = sql<IEraseQuery>`DELETE FROM transcript_segments WHERE room_id = $roomId! AND organization_id = $organizationId!`;
+
+/** The age index bounds the scan: no retention is under a day. */
+const DELETE_EXPIRED = sql<IDeleteExpiredQuery>`DELETE FROM transcript_segments WHERE id IN (
+  SELECT s.id FROM transcript_segments s LEFT JOIN transcript_settings t ON t.organization_id = s.organization_id
+   WHERE s.started_at < now() - interval '1 day'
+     AND s.started_at < now() - make_interval(days => coalesce(t.retention_days, $defaultRetentionDays!))
+   LIMIT $limit!)`;
+
+const DUE_TO_CLOSE = sql<IDueToCloseQuery>`SELECT r.id FROM rooms r
+ WHERE r.status = 'ended' AND r.transcript_closed_at IS NULL
+   AND (r.ended_at <= now() - make_interval(secs => $graceSeconds!)
+        OR (SELECT count(*) FILTER (WHERE e.type = 'left') >= count(*) FILTER (WHERE e.type = 'joined')
+              FROM translation_events e WHERE e.room_id = r.id AND e.type IN ('joined', 'left')))
+ ORDER BY r.ended_at LIMIT $limit!`;
+
+/** A count and an ARRAY(…) are never null (no segments: 0 and an empty array). */
+const SUMMARY = sql<ISummaryQuery>`SELECT count(*)::int AS "segments!",
+       ARRAY(SELECT DISTINCT l FROM transcript_segments s2,
+                    unnest(ARRAY[s2.language, s2.translation_language]) AS l
+              WHERE s2.room_id = $roomId! AND l IS NOT NULL ORDER BY l) AS "languages!"
+  FROM transcript_segments s WHERE s.room_id = $roomId!`;
+
+/** Statements the hot paths run prepared. */
+const STORE_SEGMENTS_PREPARED = prepared('transcript_store_segments', STORE_SEGMENTS);
+const PAGE_PREPARED = prepared('transcript_page', PAGE);
+const ALL_PREPARED = prepared('transcript_all', ALL);
+
+const toSegment = (row: IPageResult): StoredSegment => ({
   id: row.segment_id,
   participant_identity: row.participant_identity,
   language: row.language,
@@ -76,72 +127,42 @@ const toSegment = (row: SegmentRow): StoredSegment => ({
   ended_at: row.ended_at,
 });
 
-/**
- * Stores segments of open transcripts once per (room, segment id). The room row is read FOR SHARE:
- * closing a transcript (an UPDATE of that row) waits for the inserts already under way and every
- * later insert sees it closed, so no segment lands after `transcript.ready` counted them. Nothing
- * is written for an organization that turned storing off.
- */
-const STORE_SEGMENTS = {
-  name: 'transcript_store_segments',
-  text: `INSERT INTO transcript_segments (organization_id, room_id, segment_id, participant_identity, language, text,
-                                     translation_language, translation_text, started_at, ended_at)
-         SELECT r.organization_id, r.id, s.segment_id, s.identity, s.language, s.text, s.translation_language, s.translation_text, s.started_at, s.ended_at
-           FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::timestamptz[])
-                  AS s(room_id, livekit_room, segment_id, identity, language, text, translation_language, translation_text, started_at, ended_at)
-           JOIN rooms r ON r.id = s.room_id AND (s.livekit_room = '' OR r.livekit_name = s.livekit_room)
-           LEFT JOIN transcript_settings t ON t.organization_id = r.organization_id
-          WHERE r.transcript_closed_at IS NULL AND coalesce(t.store, true)
-            FOR SHARE OF r
-         ON CONFLICT (room_id, segment_id) DO NOTHING
-         RETURNING room_id, segment_id`,
-};
-
 @Injectable()
 export class TranscriptsRepository {
   constructor(private readonly database: DatabaseClient) {}
 
   async settings(organizationId: string, sql: Sql = this.database): Promise<TranscriptSettings> {
-    const [row] = await sql.rows<{ store: boolean; retention_days: number }>(
-      `SELECT store, retention_days FROM transcript_settings WHERE organization_id = $1`,
-      [organizationId],
-    );
+    const [row] = await sql.rows(SETTINGS, { organizationId });
     return row ? { store: row.store, retentionDays: row.retention_days } : DEFAULT_TRANSCRIPT_SETTINGS;
   }
 
   async saveSettings(organizationId: string, settings: TranscriptSettings, sql: Sql = this.database): Promise<void> {
-    await sql.rows(
-      `INSERT INTO transcript_settings (organization_id, store, retention_days) VALUES ($1, $2, $3)
-       ON CONFLICT (organization_id) DO UPDATE SET store = EXCLUDED.store, retention_days = EXCLUDED.retention_days, updated_at = now()`,
-      [organizationId, settings.store, settings.retentionDays],
-    );
+    await sql.rows(SAVE_SETTINGS, { organizationId, ...settings });
   }
 
   /** Stores the segments not stored yet; returns the keys (`room_id segment_id`) of those it wrote. */
   async store(segments: SegmentRecord[], sql: Sql = this.database): Promise<Set<string>> {
     if (segments.length === 0) return new Set();
     const column = <T>(pick: (segment: SegmentRecord) => T) => segments.map(pick);
-    const rows = await sql.rows<{ room_id: string; segment_id: string }>(STORE_SEGMENTS, [
-      column((s) => s.roomId),
-      column((s) => s.livekitRoom),
-      column((s) => s.segmentId),
-      column((s) => s.participantIdentity),
-      column((s) => s.language),
-      column((s) => s.text),
-      column((s) => s.translation?.language ?? null),
-      column((s) => s.translation?.text ?? null),
-      column((s) => s.startedAt),
-      column((s) => s.endedAt),
-    ]);
+    const rows = await sql.rows(STORE_SEGMENTS_PREPARED, {
+      roomIds: column((s) => s.roomId),
+      livekitRooms: column((s) => s.livekitRoom),
+      segmentIds: column((s) => s.segmentId),
+      identities: column((s) => s.participantIdentity),
+      languages: column((s) => s.language),
+      texts: column((s) => s.text),
+      // pgtyped types an array parameter's elements as never null; a NULL element is a segment without translation.
+      translationLanguages: column((s) => s.translation?.language ?? null) as string[],
+      translationTexts: column((s) => s.translation?.text ?? null) as string[],
+      startedAts: column((s) => s.startedAt),
+      endedAts: column((s) => s.endedAt),
+    });
     return new Set(rows.map((row) => `${row.room_id} ${row.segment_id}`));
   }
 
   /** The room, when it is the organization's. */
   async room(organizationId: string, roomId: string, sql: Sql = this.database): Promise<TranscriptRoom | null> {
-    const [row] = await sql.rows<{ id: string; name: string; started_at: Date | null; ended_at: Date | null }>(
-      `SELECT r.id, r.name, r.started_at, r.ended_at FROM rooms r WHERE r.id = $1 AND r.organization_id = $2`,
-      [roomId, organizationId],
-    );
+    const [row] = await sql.rows(ROOM, { roomId, organizationId });
     return row ? { id: row.id, name: row.name, startedAt: row.started_at, endedAt: row.ended_at } : null;
   }
 
@@ -152,14 +173,7 @@ export class TranscriptsRepository {
     page: { limit: number; offset: number },
     sql: Sql = this.database,
   ): Promise<StoredSegment[]> {
-    const rows = await sql.rows<SegmentRow>(
-      {
-        name: 'transcript_page',
-        text: `SELECT ${SEGMENT_COLUMNS} FROM transcript_segments WHERE room_id = $1 AND organization_id = $2
-                ORDER BY started_at, segment_id LIMIT $3::bigint OFFSET $4::bigint`,
-      },
-      [roomId, organizationId, page.limit, page.offset],
-    );
+    const rows = await sql.rows(PAGE_PREPARED, { roomId, organizationId, ...page });
     return rows.map(toSegment);
   }
 
@@ -168,15 +182,7 @@ export class TranscriptsRepository {
    * 2-hour room has thousands of segments, and parsing each timestamp's text is most of reading them).
    */
   async all(organizationId: string, roomId: string, sql: Sql = this.database): Promise<TranscriptSegment[]> {
-    const rows = await sql.rows<ExportRow>(
-      {
-        name: 'transcript_all',
-        text: `SELECT participant_identity, language, text, translation_language, translation_text,
-                      (extract(epoch FROM started_at) * 1000)::float8 AS started_ms, (extract(epoch FROM ended_at) * 1000)::float8 AS ended_ms
-                 FROM transcript_segments WHERE room_id = $1 AND organization_id = $2 ORDER BY started_at, segment_id`,
-      },
-      [roomId, organizationId],
-    );
+    const rows = await sql.rows(ALL_PREPARED, { roomId, organizationId });
     return rows.map((row) => ({
       participantIdentity: row.participant_identity,
       language: row.language,
@@ -189,22 +195,15 @@ export class TranscriptsRepository {
 
   /** Erases the room's stored segments; returns how many. */
   async erase(organizationId: string, roomId: string, sql: Sql = this.database): Promise<number> {
-    return sql.count(`DELETE FROM transcript_segments WHERE room_id = $1 AND organization_id = $2`, [roomId, organizationId]);
+    return sql.count(ERASE, { roomId, organizationId });
   }
 
   /**
    * Deletes up to `limit` segments older than their organization's retention (30 days without
-   * settings); returns how many. The age index bounds the scan: no retention is under a day.
+   * settings); returns how many.
    */
   async deleteExpired(limit: number, sql: Sql = this.database): Promise<number> {
-    return sql.count(
-      `DELETE FROM transcript_segments WHERE id IN (
-         SELECT s.id FROM transcript_segments s LEFT JOIN transcript_settings t ON t.organization_id = s.organization_id
-          WHERE s.started_at < now() - interval '1 day'
-            AND s.started_at < now() - make_interval(days => coalesce(t.retention_days, $2))
-          LIMIT $1)`,
-      [limit, DEFAULT_TRANSCRIPT_SETTINGS.retentionDays],
-    );
+    return sql.count(DELETE_EXPIRED, { limit, defaultRetentionDays: DEFAULT_TRANSCRIPT_SETTINGS.retentionDays });
   }
 
   /**
@@ -212,15 +211,7 @@ export class TranscriptsRepository {
    * many `left` reports as `joined` ones) or the room ended at least `graceSeconds` ago.
    */
   async dueToClose(graceSeconds: number, limit: number, sql: Sql = this.database): Promise<string[]> {
-    const rows = await sql.rows<{ id: string }>(
-      `SELECT r.id FROM rooms r
-        WHERE r.status = 'ended' AND r.transcript_closed_at IS NULL
-          AND (r.ended_at <= now() - make_interval(secs => $1)
-               OR (SELECT count(*) FILTER (WHERE e.type = 'left') >= count(*) FILTER (WHERE e.type = 'joined')
-                     FROM translation_events e WHERE e.room_id = r.id AND e.type IN ('joined', 'left')))
-        ORDER BY r.ended_at LIMIT $2`,
-      [graceSeconds, limit],
-    );
+    const rows = await sql.rows(DUE_TO_CLOSE, { graceSeconds, limit });
     return rows.map((row) => row.id);
   }
 
@@ -229,14 +220,7 @@ export class TranscriptsRepository {
    * transaction: every insert that read the room open has committed by then.
    */
   async summary(roomId: string, sql: Sql): Promise<TranscriptSummary> {
-    const [summary] = await sql.rows<TranscriptSummary>(
-      `SELECT count(*)::int AS segments,
-              ARRAY(SELECT DISTINCT l FROM transcript_segments s2,
-                           unnest(ARRAY[s2.language, s2.translation_language]) AS l
-                     WHERE s2.room_id = $1 AND l IS NOT NULL ORDER BY l) AS languages
-         FROM transcript_segments s WHERE s.room_id = $1`,
-      [roomId],
-    );
+    const [summary] = await sql.rows(SUMMARY, { roomId });
     return summary;
   }
 }

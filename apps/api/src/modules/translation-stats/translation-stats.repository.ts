@@ -2,18 +2,11 @@ import type { TranslatorEventJob } from '@app/contracts';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
+import { type Narrowed, sql } from '../../database/typed-sql';
+import type { IEventsQuery, IEventsResult, IInsertQuery, IRoomExistsQuery } from './translation-stats.repository.types';
 
-/** One stored translator report of a room. */
-export interface TranslationEventRow {
-  type: 'joined' | 'left' | 'latency';
-  occurred_at: Date;
-  /** `source>target` on latency reports, null otherwise. */
-  direction: string | null;
-  p50_ms: number | null;
-  p95_ms: number | null;
-  samples: number | null;
-  audio_seconds: number | null;
-}
+/** One stored translator report of a room (`direction`: `source>target` on latency reports, null otherwise). */
+export type TranslationEventRow = Narrowed<IEventsResult, { type: 'joined' | 'left' | 'latency' }>;
 
 /** A translator report to store, for the room it names (whose LiveKit name must match). */
 export interface NewTranslationEvent {
@@ -30,14 +23,15 @@ export interface NewTranslationEvent {
 }
 
 // The organization is the room's: a report carries no organization of its own.
-const INSERT = `INSERT INTO translation_events (event_key, organization_id, room_id, type, occurred_at, direction, p50_ms, p95_ms, samples, audio_seconds)
-  SELECT $1, r.organization_id, r.id, $4, $5, $6, $7, $8, $9, $10 FROM rooms r WHERE r.id = $2 AND r.livekit_name = $3
+const INSERT = sql<IInsertQuery>`INSERT INTO translation_events (event_key, organization_id, room_id, type, occurred_at, direction, p50_ms, p95_ms, samples, audio_seconds)
+  SELECT $eventKey!, r.organization_id, r.id, $type!, $occurredAt!, $direction, $p50Ms, $p95Ms, $samples, $audioSeconds
+    FROM rooms r WHERE r.id = $roomId! AND r.livekit_name = $livekitRoom!
   ON CONFLICT (event_key) DO NOTHING RETURNING id`;
 
-const ROOM_EXISTS = `SELECT id FROM rooms WHERE id = $1 AND organization_id = $2`;
+const ROOM_EXISTS = sql<IRoomExistsQuery>`SELECT id FROM rooms WHERE id = $roomId! AND organization_id = $organizationId!`;
 
-const EVENTS = `SELECT type, occurred_at, direction, p50_ms, p95_ms, samples, audio_seconds FROM translation_events
-  WHERE room_id = $1 AND organization_id = $2 ORDER BY occurred_at, id`;
+const EVENTS = sql<IEventsQuery>`SELECT type, occurred_at, direction, p50_ms, p95_ms, samples, audio_seconds FROM translation_events
+  WHERE room_id = $roomId! AND organization_id = $organizationId! ORDER BY occurred_at, id`;
 
 /** The `translation_events` the translator agent reports, per room. */
 @Injectable()
@@ -46,27 +40,15 @@ export class TranslationStatsRepository {
 
   /** False when the event key was stored already, or no room has this id and LiveKit name. */
   async insert(event: NewTranslationEvent, sql: Sql = this.database): Promise<boolean> {
-    const rows = await sql.rows<{ id: string }>(INSERT, [
-      event.eventKey,
-      event.roomId,
-      event.livekitRoom,
-      event.type,
-      event.occurredAt,
-      event.direction,
-      event.p50Ms,
-      event.p95Ms,
-      event.samples,
-      event.audioSeconds,
-    ]);
-    return rows.length > 0;
+    return (await sql.rows(INSERT, event)).length > 0;
   }
 
   async roomExists(organizationId: string, roomId: string, sql: Sql = this.database): Promise<boolean> {
-    return (await sql.rows(ROOM_EXISTS, [roomId, organizationId])).length > 0;
+    return (await sql.rows(ROOM_EXISTS, { roomId, organizationId })).length > 0;
   }
 
   /** The room's reports in the order they happened. */
   async events(organizationId: string, roomId: string, sql: Sql = this.database): Promise<TranslationEventRow[]> {
-    return sql.rows<TranslationEventRow>(EVENTS, [roomId, organizationId]);
+    return sql.rows<IEventsQuery, TranslationEventRow>(EVENTS, { roomId, organizationId });
   }
 }
