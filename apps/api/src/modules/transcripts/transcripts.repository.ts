@@ -2,7 +2,7 @@ import type { TranscriptSegment } from '@app/domain/transcripts';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
-import { prepared, sql } from '../../database/typed-sql';
+import { prepared, sql, withNulls } from '../../database/typed-sql';
 import type {
   IAllQuery,
   IDeleteExpiredQuery,
@@ -151,9 +151,9 @@ export class TranscriptsRepository {
       identities: column((s) => s.participantIdentity),
       languages: column((s) => s.language),
       texts: column((s) => s.text),
-      // pgtyped types an array parameter's elements as never null; a NULL element is a segment without translation.
-      translationLanguages: column((s) => s.translation?.language ?? null) as string[],
-      translationTexts: column((s) => s.translation?.text ?? null) as string[],
+      // A null element: a segment without translation.
+      translationLanguages: withNulls(column((s) => s.translation?.language ?? null)),
+      translationTexts: withNulls(column((s) => s.translation?.text ?? null)),
       startedAts: column((s) => s.startedAt),
       endedAts: column((s) => s.endedAt),
     });
