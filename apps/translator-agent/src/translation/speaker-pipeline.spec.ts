@@ -184,7 +184,7 @@ describe('SpeakerPipeline with deterministic local providers', () => {
     expect(h.recorded.audio.get('en')?.[0]?.sampleRate).toBe(SAMPLE_RATE);
     // End of speech at t=100, first translated audio at t=200 on the fake clock.
     expect(h.latency.drain()).toEqual([{ direction: 'de>en', p50Ms: 100, p95Ms: 100, samples: 1, audioSeconds: 0.13 }]);
-    // The LLM step is the TranslationAgent's: its instructions, then the segment alone.
+    // The LLM step is the TranslationPrompt's: its instructions, then the segment alone.
     expect(h.model.requests.map((r) => r.messages.map((m) => [m.role, m.text]))).toEqual([
       [
         ['system', expect.stringContaining('from language "de" into language "en"')],

@@ -14,7 +14,7 @@ import { matchLeadingCase, restoreCasing } from './casing';
 import type { LatencyTracker } from './latency-tracker';
 import { StableChunker, type ChunkPolicy, type TimedWord } from './stable-chunks';
 import { parseTargetTag } from './tagged-output';
-import { translationTaskFor, translationTaskKey, type TranslationTask } from './translation-agent';
+import { translationTaskFor, translationTaskKey, type TranslationTask } from './translation-task';
 import type { TextTranslator } from './translator';
 
 export interface TranscriptSegment {
