@@ -15,7 +15,7 @@ import { AgentMetrics } from '../metrics/agent-metrics';
 import { LatencyTracker } from './latency-tracker';
 import { roomSupport } from './room-support';
 import { OUTPUT_SAMPLE_RATE, RoomTranslator, type SegmentReporter } from './room-translator';
-import type { SpeechProviders } from './speaker-pipeline';
+import type { SpeechProviders } from './speech-providers';
 
 initializeLogger({ pretty: false, level: 'error' });
 

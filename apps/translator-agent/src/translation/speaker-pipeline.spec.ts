@@ -3,15 +3,9 @@ import { AudioFrame } from '@livekit/rtc-node';
 import { LatencyTracker } from './latency-tracker';
 import { LlmTranslator } from './translator';
 import type { PipelineObserver } from '../metrics/agent-metrics';
-import {
-  SpeakerPipeline,
-  type FinalSegment,
-  type SpeakerPipelineOptions,
-  type SpeechProviders,
-  type TranscriptSegment,
-  type TranslationOutputs,
-  type TranslationSegment,
-} from './speaker-pipeline';
+import { SpeakerPipeline, type SpeakerPipelineOptions } from './speaker-pipeline';
+import type { FinalSegment, TranscriptSegment, TranslationOutputs, TranslationSegment } from './speaker-stream';
+import type { SpeechProviders } from './speech-providers';
 import { endOfSpeech, final, interim, RecordingLLM, SAMPLE_RATE, ScriptedSTT, SilenceTTS, startOfSpeech } from '../../test/support/fakes';
 
 initializeLogger({ pretty: false, level: 'error' });
