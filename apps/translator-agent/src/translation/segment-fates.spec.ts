@@ -1,7 +1,7 @@
 import { initializeLogger, stt } from '@livekit/agents';
 import type { FinalSegment } from './speaker-stream';
 import { endOfSpeech, final, interim, startOfSpeech } from '../../test/support/fakes';
-import { harness } from '../../test/support/speaker-pipeline-harness';
+import { backlogOfFour, harness } from '../../test/support/speaker-pipeline-harness';
 
 initializeLogger({ pretty: false, level: 'error' });
 
@@ -28,19 +28,7 @@ describe('SpeakerPipeline: each final segment reported once, with its fate, in s
   });
 
   it('merged into a later utterance when behind: the earlier segment is reported without translation, the later one with the combined one', async () => {
-    const h = harness(
-      'dual',
-      ['de'],
-      [
-        { input: 'Eins.', content: 'One.', ttft: 300 },
-        { input: 'Zwei.', content: 'Two.' },
-        { input: 'Drei. Vier.', content: 'Three. Four.' },
-      ],
-    );
-    h.say([endOfSpeech, final('Eins.')]);
-    await h.waitFor(() => h.model.requests.length === 1);
-    h.say([endOfSpeech, final('Zwei.'), endOfSpeech, final('Drei.'), endOfSpeech, final('Vier.')]);
-    await h.finish(4);
+    const h = await backlogOfFour();
     expect(fate(h.recorded.segments)).toEqual([
       ['ada-1', 'de', 'Eins.', { language: 'en', text: 'One.' }],
       ['ada-2', 'de', 'Zwei.', { language: 'en', text: 'Two.' }],

@@ -1,6 +1,6 @@
 import { initializeLogger, stt } from '@livekit/agents';
 import { endOfSpeech, final, interim, SAMPLE_RATE, startOfSpeech } from '../../test/support/fakes';
-import { harness, observed, seconds } from '../../test/support/speaker-pipeline-harness';
+import { backlogOfFour, harness, observed, seconds } from '../../test/support/speaker-pipeline-harness';
 
 initializeLogger({ pretty: false, level: 'error' });
 
@@ -168,19 +168,7 @@ describe('SpeakerPipeline with deterministic local providers', () => {
   });
 
   it('a backlog is capped: utterances past the waiting limit are merged and translated as one', async () => {
-    const h = harness(
-      'dual',
-      ['de'],
-      [
-        { input: 'Eins.', content: 'One.', ttft: 300 },
-        { input: 'Zwei.', content: 'Two.' },
-        { input: 'Drei. Vier.', content: 'Three. Four.' },
-      ],
-    );
-    h.say([endOfSpeech, final('Eins.')]);
-    await h.waitFor(() => h.model.requests.length === 1);
-    h.say([endOfSpeech, final('Zwei.'), endOfSpeech, final('Drei.'), endOfSpeech, final('Vier.')]);
-    await h.finish(4);
+    const h = await backlogOfFour();
     expect(h.model.requests.map((r) => r.messages[r.messages.length - 1]?.text)).toEqual(['Eins.', 'Zwei.', 'Drei. Vier.']);
     expect(h.recorded.translations.map((t) => [t.segmentId, t.text])).toEqual([
       ['ada-1', 'One.'],

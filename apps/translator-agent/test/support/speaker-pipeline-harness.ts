@@ -10,7 +10,7 @@ import { SpeakerPipeline, type SpeakerPipelineOptions } from '../../src/translat
 import type { FinalSegment, TranscriptSegment, TranslationOutputs, TranslationSegment } from '../../src/translation/speaker-stream';
 import type { SpeechProviders } from '../../src/translation/speech-providers';
 import { LlmTranslator } from '../../src/translation/translator';
-import { RecordingLLM, SAMPLE_RATE, ScriptedSTT, SilenceTTS } from './fakes';
+import { endOfSpeech, final, RecordingLLM, SAMPLE_RATE, ScriptedSTT, SilenceTTS } from './fakes';
 
 export interface Recorded {
   transcripts: TranscriptSegment[];
@@ -123,4 +123,25 @@ export function observed() {
     providerError: (stage) => void events.push(`error ${stage}`),
   };
   return { events, observer };
+}
+
+/**
+ * A German speaker says four utterances while the first is slow to translate: past the waiting cap,
+ * the last two are merged into one translation. Resolves once all four were heard and spoken.
+ */
+export async function backlogOfFour() {
+  const h = harness(
+    'dual',
+    ['de'],
+    [
+      { input: 'Eins.', content: 'One.', ttft: 300 },
+      { input: 'Zwei.', content: 'Two.' },
+      { input: 'Drei. Vier.', content: 'Three. Four.' },
+    ],
+  );
+  h.say([endOfSpeech, final('Eins.')]);
+  await h.waitFor(() => h.model.requests.length === 1);
+  h.say([endOfSpeech, final('Zwei.'), endOfSpeech, final('Drei.'), endOfSpeech, final('Vier.')]);
+  await h.finish(4);
+  return h;
 }
