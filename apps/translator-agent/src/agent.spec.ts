@@ -1,5 +1,9 @@
 import { isAgent } from '@livekit/agents';
-import agent, { parseJobMetadata } from './agent';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import agent, { connectLoadChannel, parseJobMetadata, realtimeOptions } from './agent';
+import { LOAD_SOCKET_ENV } from './capacity/load-channel';
+import type { AgentConfig } from './config';
 import { dispatchMetadata } from './dispatch/presence-plan';
 
 describe('the translator agent definition', () => {
@@ -22,4 +26,33 @@ describe('the translator agent definition', () => {
       expect(() => parseJobMetadata(metadata)).toThrow('translator job metadata');
     },
   );
+});
+
+describe('the job steps that decide', () => {
+  it('without a worker load socket in the environment, the room has no load channel and nothing is logged', async () => {
+    const logger = { warn: jest.fn() };
+    await expect(connectLoadChannel(logger, {})).resolves.toBeNull();
+    expect(logger.warn).not.toHaveBeenCalled();
+  });
+
+  it('a worker load socket that cannot be reached: no load channel, one warning that every speaker is served in full', async () => {
+    const logger = { warn: jest.fn() };
+    const socket = join(tmpdir(), `no-worker-${process.pid}-${Date.now()}.sock`);
+    await expect(connectLoadChannel(logger, { [LOAD_SOCKET_ENV]: socket })).resolves.toBeNull();
+    expect(logger.warn.mock.calls).toEqual([
+      [{ error: expect.objectContaining({ code: 'ENOENT' }) }, 'worker load channel unreachable: every speaker is served in full'],
+    ]);
+  });
+
+  it('a realtime pipeline gives every speaker a hosted session with the OpenAI key; other pipelines none', () => {
+    const realtime = { baseUrl: 'wss://realtime.test/v1', model: 'rt-model', transcriptionModel: 'rt-whisper' };
+    const config = (pipeline: Partial<AgentConfig['pipeline']>) => ({ pipeline }) as AgentConfig;
+    expect(realtimeOptions(config({ realtime, openai: { apiKey: 'sk-test' } } as Partial<AgentConfig['pipeline']>))).toEqual({
+      baseUrl: 'wss://realtime.test/v1',
+      apiKey: 'sk-test',
+      model: 'rt-model',
+      inputTranscriptionModel: 'rt-whisper',
+    });
+    expect(realtimeOptions(config({ realtime: null }))).toBeNull();
+  });
 });

@@ -1,18 +1,20 @@
 /**
  * The LiveKit agent (`translator`): what runs in a job process once LiveKit assigns this worker a
  * dispatch. Default export for agents-js, which imports this file by path (WorkerOptions.agent).
+ * The entry is the list of a job's steps; each step below is one function.
  */
 import { AutoSubscribe, defineAgent, log, type JobContext } from '@livekit/agents';
 import { LOAD_SOCKET_ENV, LoadChannelClient } from './capacity/load-channel';
 import { unlimitedAdmission } from './capacity/stream-budget';
-import { loadAgentConfig } from './config';
+import { loadAgentConfig, type AgentConfig } from './config';
 import { AgentMetrics } from './metrics/agent-metrics';
 import { TranslatorEventsReporter } from './events/translator-events';
 import { LanguageWatch } from './translation/language-watch';
 import { LatencyTracker } from './translation/latency-tracker';
 import { createSpeechProviders } from './translation/providers';
 import { refusedReport, roomSupport } from './translation/room-support';
-import { OUTPUT_SAMPLE_RATE, RoomTranslator } from './translation/room-translator';
+import { OUTPUT_SAMPLE_RATE, RoomTranslator, type RoomTranslatorOptions } from './translation/room-translator';
+import type { SpeechProviders } from './translation/speech-providers';
 import { chunkPolicyFor } from './translation/stable-chunks';
 
 export interface TranslatorJobMetadata {
@@ -24,6 +26,52 @@ export interface TranslatorJobMetadata {
 /** How often a room sends its metrics to the worker process, which serves them on AGENT_METRICS_PORT. */
 const METRICS_PUSH_INTERVAL_MS = 5000;
 
+type Logger = ReturnType<typeof log>;
+
+/** What every step of one job works with: the job, its configuration, and what reports on it. */
+interface TranslatorJob {
+  ctx: JobContext;
+  logger: Logger;
+  config: AgentConfig;
+  job: TranslatorJobMetadata;
+  reporter: TranslatorEventsReporter;
+  metrics: AgentMetrics;
+  providers: SpeechProviders;
+}
+
+/** A report a step sends periodically until the job shuts down. */
+interface Periodic {
+  /** Stops the timer. */
+  stop(): void;
+  /** Sends it once more: its last word before the job ends, after the translator closed. */
+  flush(): Promise<unknown>;
+}
+
+export default defineAgent({
+  entry: async (ctx: JobContext) => {
+    const job = openJob(ctx);
+    if (!(await servesAnyDirection(job))) return leaveUnserved(job);
+    const channel = await connectLoadChannel(job.logger);
+    const metricsPush = pushMetricsToWorker(job, channel);
+    const latency = new LatencyTracker();
+    const translator = await joinRoom(job, channel, latency);
+    const stopWatching = leaveWhenDone(job, translator);
+    const latencyReports = reportLatency(job, latency);
+    ctx.addShutdownCallback(async () => {
+      latencyReports.stop();
+      metricsPush.stop();
+      stopWatching();
+      await translator.close();
+      await job.providers.close?.();
+      await latencyReports.flush();
+      await job.reporter.left();
+      await job.reporter.close();
+      await metricsPush.flush();
+      await channel?.close();
+    });
+  },
+});
+
 export function parseJobMetadata(metadata: string): TranslatorJobMetadata {
   const parsed = JSON.parse(metadata) as Partial<TranslatorJobMetadata>;
   const { roomId, languages, mode } = parsed;
@@ -33,99 +81,128 @@ export function parseJobMetadata(metadata: string): TranslatorJobMetadata {
   return { roomId, languages: [String(languages[0]), String(languages[1])], mode };
 }
 
-export default defineAgent({
-  entry: async (ctx: JobContext) => {
-    const logger = log();
-    const loaded = loadAgentConfig(process.env);
-    if (!loaded.ok) throw new Error(loaded.problem);
-    const { config } = loaded;
-    const job = parseJobMetadata(ctx.job.metadata);
-    const reporter = new TranslatorEventsReporter(config.redisUrl, config.queuePrefix, {
-      id: ctx.job.id,
-      roomId: job.roomId,
-      livekitRoom: ctx.job.room?.name ?? '',
-    });
-    const metrics = new AgentMetrics();
-    const providers = createSpeechProviders(config.pipeline, OUTPUT_SAMPLE_RATE, (stage, error, recoverable) => {
-      metrics.providerError(stage, recoverable ?? false);
-      logger.warn({ error, stage, roomId: job.roomId }, 'translation provider error');
-    });
-    const support = roomSupport(job.languages, providers);
-    if (support.line) {
-      logger.warn({ roomId: job.roomId, refused: support.refused }, support.line);
-      await reporter.latency(support.refused.map(refusedReport)).catch((error: unknown) => logger.warn({ error }, 'report failed'));
-    }
-    if (support.served.length === 0) {
-      await providers.close?.();
-      await reporter.close();
-      ctx.shutdown('language pair not supported by the pipeline');
-      return;
-    }
+/** Reads the configuration and the job's metadata, and makes what reports on the job and the pipeline's providers. */
+function openJob(ctx: JobContext): TranslatorJob {
+  const logger = log();
+  const loaded = loadAgentConfig(process.env);
+  if (!loaded.ok) throw new Error(loaded.problem);
+  const { config } = loaded;
+  const job = parseJobMetadata(ctx.job.metadata);
+  const reporter = new TranslatorEventsReporter(config.redisUrl, config.queuePrefix, {
+    id: ctx.job.id,
+    roomId: job.roomId,
+    livekitRoom: ctx.job.room?.name ?? '',
+  });
+  const metrics = new AgentMetrics();
+  const providers = createSpeechProviders(config.pipeline, OUTPUT_SAMPLE_RATE, (stage, error, recoverable) => {
+    metrics.providerError(stage, recoverable ?? false);
+    logger.warn({ error, stage, roomId: job.roomId }, 'translation provider error');
+  });
+  return { ctx, logger, config, job, reporter, metrics, providers };
+}
 
-    // The worker's stream budget, shared by every room it runs (absent when the job runs without that worker).
-    const socket = process.env[LOAD_SOCKET_ENV];
-    const channel = socket
-      ? await LoadChannelClient.connect(socket).catch((error: unknown) => {
-          logger.warn({ error }, 'worker load channel unreachable: every speaker is served in full');
-          return null;
-        })
-      : null;
-    const pushMetrics = () => channel?.sendMetrics(metrics.registry).catch(() => undefined);
-    const metricsTimer = setInterval(() => void pushMetrics(), METRICS_PUSH_INTERVAL_MS);
+/** Logs and reports the directions the pipeline cannot translate; whether any direction is left to serve. */
+async function servesAnyDirection({ logger, job, reporter, providers }: TranslatorJob): Promise<boolean> {
+  const support = roomSupport(job.languages, providers);
+  if (support.line) {
+    logger.warn({ roomId: job.roomId, refused: support.refused }, support.line);
+    await reporter.latency(support.refused.map(refusedReport)).catch((error: unknown) => logger.warn({ error }, 'report failed'));
+  }
+  return support.served.length > 0;
+}
 
-    const latency = new LatencyTracker();
-    const translator = new RoomTranslator({
-      room: ctx.room,
-      mode: job.mode,
-      languages: job.languages,
-      providers,
-      latency,
-      onError: (error) => logger.error({ error, roomId: job.roomId }, 'translation pipeline error'),
-      admission: channel ?? unlimitedAdmission,
-      observer: metrics,
-      reporter,
-      simultaneous: chunkPolicyFor(config.pipeline.timing),
-      realtime: config.pipeline.realtime && {
-        baseUrl: config.pipeline.realtime.baseUrl,
-        apiKey: config.pipeline.openai?.apiKey ?? '',
-        model: config.pipeline.realtime.model,
-        inputTranscriptionModel: config.pipeline.realtime.transcriptionModel,
-      },
-    });
-    translator.listen();
-    await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
-    await translator.publish();
-    await reporter.joined();
-    logger.info({ roomId: job.roomId, languages: job.languages, mode: job.mode, pipeline: providers.label }, 'translator joined');
+/** Ends a job that has nothing to translate without joining the room. */
+async function leaveUnserved({ ctx, reporter, providers }: TranslatorJob): Promise<void> {
+  await providers.close?.();
+  await reporter.close();
+  ctx.shutdown('language pair not supported by the pipeline');
+}
 
-    // Finish what was heard, then leave: on a worker drain (SIGTERM forwarded by main.ts) or an emptied room.
-    const leave = (reason: string) => void translator.drain().finally(() => ctx.shutdown(reason));
-    const watch = new LanguageWatch(ctx.room, job.languages, config.leaveAfterMs, () => leave('room below two languages'));
-    watch.start();
-    const onTerm = () => leave('worker draining');
-    process.once('SIGTERM', onTerm);
+/**
+ * The worker's stream budget, shared by every room it runs: null when the job runs without that
+ * worker (no socket in the environment) or cannot reach it, and then every speaker is served in full.
+ */
+export async function connectLoadChannel(logger: Pick<Logger, 'warn'>, env = process.env): Promise<LoadChannelClient | null> {
+  const socket = env[LOAD_SOCKET_ENV];
+  if (!socket) return null;
+  return LoadChannelClient.connect(socket).catch((error: unknown) => {
+    logger.warn({ error }, 'worker load channel unreachable: every speaker is served in full');
+    return null;
+  });
+}
 
-    const report = async () => {
-      const reports = latency.drain();
-      for (const r of reports) logger.info({ roomId: job.roomId, ...r }, 'translation latency');
-      await reporter.latency(reports);
-    };
-    const timer = setInterval(
-      () => void report().catch((error: unknown) => logger.warn({ error }, 'latency report failed')),
-      config.statsIntervalMs,
-    );
-    ctx.addShutdownCallback(async () => {
-      clearInterval(timer);
-      clearInterval(metricsTimer);
-      watch.stop();
-      process.off('SIGTERM', onTerm);
-      await translator.close();
-      await providers.close?.();
-      await report().catch(() => undefined);
-      await reporter.left();
-      await reporter.close();
-      await pushMetrics();
-      await channel?.close();
-    });
-  },
-});
+/** Sends the room's metrics to the worker process every few seconds (nothing without a channel). */
+function pushMetricsToWorker({ metrics }: TranslatorJob, channel: LoadChannelClient | null): Periodic {
+  const push = () => channel?.sendMetrics(metrics.registry).catch(() => undefined) ?? Promise.resolve();
+  const timer = setInterval(() => void push(), METRICS_PUSH_INTERVAL_MS);
+  return { stop: () => clearInterval(timer), flush: push };
+}
+
+/** The hosted speech-to-speech session every speaker gets instead of the composed stages, when configured. */
+export function realtimeOptions(config: AgentConfig): RoomTranslatorOptions['realtime'] {
+  const { realtime, openai } = config.pipeline;
+  if (!realtime) return null;
+  return {
+    baseUrl: realtime.baseUrl,
+    apiKey: openai?.apiKey ?? '',
+    model: realtime.model,
+    inputTranscriptionModel: realtime.transcriptionModel,
+  };
+}
+
+/** Builds the room's translator, connects to the room, publishes its tracks and reports the translator joined. */
+async function joinRoom(
+  { ctx, logger, config, job, reporter, metrics, providers }: TranslatorJob,
+  channel: LoadChannelClient | null,
+  latency: LatencyTracker,
+): Promise<RoomTranslator> {
+  const translator = new RoomTranslator({
+    room: ctx.room,
+    mode: job.mode,
+    languages: job.languages,
+    providers,
+    latency,
+    onError: (error) => logger.error({ error, roomId: job.roomId }, 'translation pipeline error'),
+    admission: channel ?? unlimitedAdmission,
+    observer: metrics,
+    reporter,
+    simultaneous: chunkPolicyFor(config.pipeline.timing),
+    realtime: realtimeOptions(config),
+  });
+  translator.listen();
+  await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
+  await translator.publish();
+  await reporter.joined();
+  logger.info({ roomId: job.roomId, languages: job.languages, mode: job.mode, pipeline: providers.label }, 'translator joined');
+  return translator;
+}
+
+/**
+ * Finish what was heard, then leave: on a worker drain (SIGTERM forwarded by main.ts) or an emptied
+ * room. Returns what stops watching for either.
+ */
+function leaveWhenDone({ ctx, config, job }: TranslatorJob, translator: RoomTranslator): () => void {
+  const leave = (reason: string) => void translator.drain().finally(() => ctx.shutdown(reason));
+  const watch = new LanguageWatch(ctx.room, job.languages, config.leaveAfterMs, () => leave('room below two languages'));
+  watch.start();
+  const onTerm = () => leave('worker draining');
+  process.once('SIGTERM', onTerm);
+  return () => {
+    watch.stop();
+    process.off('SIGTERM', onTerm);
+  };
+}
+
+/** Logs and reports each direction's translation latency every stats interval, and once more at the end. */
+function reportLatency({ logger, config, job, reporter }: TranslatorJob, latency: LatencyTracker): Periodic {
+  const report = async () => {
+    const reports = latency.drain();
+    for (const r of reports) logger.info({ roomId: job.roomId, ...r }, 'translation latency');
+    await reporter.latency(reports);
+  };
+  const timer = setInterval(
+    () => void report().catch((error: unknown) => logger.warn({ error }, 'latency report failed')),
+    config.statsIntervalMs,
+  );
+  return { stop: () => clearInterval(timer), flush: () => report().catch(() => undefined) };
+}

@@ -2,7 +2,7 @@ import { QUEUES, type TranscriptSegmentReport, type TranslatorEventJob } from '@
 import { Queue } from 'bullmq';
 import IORedis, { type Redis } from 'ioredis';
 import type { DirectionReport } from '../translation/latency-tracker';
-import type { FinalSegment } from '../translation/speaker-pipeline';
+import type { FinalSegment } from '../translation/speaker-stream';
 
 /** A final segment as the translator-events job carries it: ISO 8601 UTC times, millisecond precision. */
 export function segmentReport(session: { roomId: string; livekitRoom: string }, s: FinalSegment, at = new Date()): TranscriptSegmentReport {

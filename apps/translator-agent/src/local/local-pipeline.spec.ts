@@ -9,7 +9,7 @@ import { translateFile, type FileTranslationDetail } from '../tools/file-transla
 import { parseWav } from '../tools/wav';
 import { wordErrorRate, words } from '../tools/wer';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
-import type { SpeechProviders } from '../translation/speaker-pipeline';
+import type { SpeechProviders } from '../translation/speech-providers';
 
 initializeLogger({ pretty: false, level: 'error' });
 

@@ -3,7 +3,7 @@ import { dispose } from '@livekit/rtc-node';
 import { joinedTurn, localProviders } from '../../test/support/local-speech';
 import { translateFile, type FileTranslationDetail } from '../tools/file-translation';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
-import type { SpeechProviders } from '../translation/speaker-pipeline';
+import type { SpeechProviders } from '../translation/speech-providers';
 import { DEFAULT_CHUNK_POLICY } from '../translation/stable-chunks';
 import { summarizeWordLag } from '../translation/word-lag';
 

@@ -3,7 +3,7 @@ import { dispose } from '@livekit/rtc-node';
 import { goForward, localProviders } from '../../test/support/local-speech';
 import { translateFile } from '../tools/file-translation';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
-import type { SpeechProviders } from '../translation/speaker-pipeline';
+import type { SpeechProviders } from '../translation/speech-providers';
 import { AgentMetrics } from './agent-metrics';
 
 initializeLogger({ pretty: false, level: 'error' });

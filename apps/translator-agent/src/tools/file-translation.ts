@@ -5,14 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ownFrame } from '../translation/frames';
 import { LanguageOutput } from '../translation/language-output';
 import { LatencyTracker } from '../translation/latency-tracker';
-import {
-  SpeakerPipeline,
-  type FinalSegment,
-  type SpeechProviders,
-  type TranscriptSegment,
-  type TranslationOutputs,
-  type TranslationSegment,
-} from '../translation/speaker-pipeline';
+import { SpeakerPipeline } from '../translation/speaker-pipeline';
+import type { FinalSegment, TranscriptSegment, TranslationOutputs, TranslationSegment } from '../translation/speaker-stream';
+import type { SpeechProviders } from '../translation/speech-providers';
 import { SincResampler } from '../local/sinc-resampler';
 import type { PipelineObserver } from '../metrics/agent-metrics';
 import type { ChunkPolicy } from '../translation/stable-chunks';

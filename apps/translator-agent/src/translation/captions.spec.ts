@@ -6,7 +6,7 @@ import { translateFile } from '../tools/file-translation';
 import { wordErrorRate } from '../tools/wer';
 import { ATTR, CAPTION_ATTR, CaptionPublisher, TRANSCRIPTION_TOPIC } from './captions';
 import { OUTPUT_SAMPLE_RATE } from './room-translator';
-import type { SpeechProviders } from './speaker-pipeline';
+import type { SpeechProviders } from './speech-providers';
 
 initializeLogger({ pretty: false, level: 'error' });
 

@@ -1,5 +1,5 @@
 import type { LocalParticipant } from '@livekit/rtc-node';
-import type { TranscriptSegment, TranslationSegment } from './speaker-pipeline';
+import type { TranscriptSegment, TranslationSegment } from './speaker-stream';
 
 /** LiveKit's text-stream topic for transcriptions (what `useTranscriptions` reads). */
 export const TRANSCRIPTION_TOPIC = 'lk.transcription';

@@ -5,7 +5,8 @@ import { OpenAIStandIn } from '../../test/support/openai-standin';
 import { loadAgentConfig } from '../config';
 import { LatencyTracker } from './latency-tracker';
 import { createSpeechProviders } from './providers';
-import { SpeakerPipeline, type TranslationSegment } from './speaker-pipeline';
+import { SpeakerPipeline } from './speaker-pipeline';
+import type { TranslationSegment } from './speaker-stream';
 
 initializeLogger({ pretty: false, level: 'fatal' });
 

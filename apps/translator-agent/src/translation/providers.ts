@@ -6,7 +6,7 @@ import type { SpeechPipelineConfig } from '../config';
 import { ApertiumTranslator } from '../local/apertium-translator';
 import { EspeakTTS } from '../local/espeak-tts';
 import { PocketSphinxSTT } from '../local/pocketsphinx-stt';
-import type { SpeechProviders } from './speaker-pipeline';
+import type { SpeechProviders } from './speech-providers';
 import { LlmTranslator, type TextTranslator } from './translator';
 
 /** What a provider reports through the framework's `error` events, logged instead of lost. */

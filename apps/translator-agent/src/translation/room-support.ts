@@ -1,6 +1,6 @@
 import { directionLabel } from '@app/domain/translation-routing';
 import type { DirectionReport } from './latency-tracker';
-import type { SpeechProviders } from './speaker-pipeline';
+import type { SpeechProviders } from './speech-providers';
 
 export interface RoomSupport {
   /** Directions the pipeline translates in this room. */

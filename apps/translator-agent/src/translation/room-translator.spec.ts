@@ -1,3 +1,8 @@
+/**
+ * RoomTranslator on recorded speech through the local engines. One file of a little over 300 lines
+ * on purpose: its cases share one set of local engines (PocketSphinx, Apertium and eSpeak NG processes,
+ * seconds of start-up on two cores) and one room runner, which a split would start again per file.
+ */
 import { QUEUES, type TranslatorEventJob } from '@app/contracts';
 import { initializeLogger } from '@livekit/agents';
 import { AudioFrame, AudioSource, dispose, LocalAudioTrack } from '@livekit/rtc-node';
@@ -15,7 +20,7 @@ import { AgentMetrics } from '../metrics/agent-metrics';
 import { LatencyTracker } from './latency-tracker';
 import { roomSupport } from './room-support';
 import { OUTPUT_SAMPLE_RATE, RoomTranslator, type SegmentReporter } from './room-translator';
-import type { SpeechProviders } from './speaker-pipeline';
+import type { SpeechProviders } from './speech-providers';
 
 initializeLogger({ pretty: false, level: 'error' });
 

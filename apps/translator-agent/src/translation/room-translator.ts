@@ -23,15 +23,9 @@ import { LanguageOutput } from './language-output';
 import { RealtimeSpeakerPipeline } from './realtime/realtime-speaker-pipeline';
 import type { RealtimeSessionOptions } from './realtime/translation-session';
 import type { ChunkPolicy } from './stable-chunks';
-import {
-  SpeakerPipeline,
-  type SpeakerStream,
-  type FinalSegment,
-  type SpeechProviders,
-  type TranscriptSegment,
-  type TranslationOutputs,
-  type TranslationSegment,
-} from './speaker-pipeline';
+import { SpeakerPipeline } from './speaker-pipeline';
+import type { SpeakerStream, FinalSegment, TranscriptSegment, TranslationOutputs, TranslationSegment } from './speaker-stream';
+import type { SpeechProviders } from './speech-providers';
 
 export { TRANSCRIPTION_TOPIC } from './captions';
 

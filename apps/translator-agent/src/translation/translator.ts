@@ -1,5 +1,5 @@
 import type { llm as agentsLlm } from '@livekit/agents';
-import { TranslationAgent, translationTaskKey, type TranslationTask } from './translation-agent';
+import { TranslationPrompt, translationTaskKey, type TranslationTask } from './translation-task';
 
 export interface TranslationRequest {
   task: TranslationTask;
@@ -34,7 +34,7 @@ export interface LlmTranslatorOptions {
  */
 export class LlmTranslator implements TextTranslator {
   readonly label: string;
-  private readonly agents = new Map<string, TranslationAgent>();
+  private readonly prompts = new Map<string, TranslationPrompt>();
   private readonly attempts: number;
   private readonly backoffMs: number;
 
@@ -49,15 +49,15 @@ export class LlmTranslator implements TextTranslator {
     model.on('error', (event) => options.onError?.(event.error, event.recoverable));
   }
 
-  private agentFor(task: TranslationTask): TranslationAgent {
+  private promptFor(task: TranslationTask): TranslationPrompt {
     const key = translationTaskKey(task);
-    const agent = this.agents.get(key) ?? new TranslationAgent(task);
-    this.agents.set(key, agent);
-    return agent;
+    const prompt = this.prompts.get(key) ?? new TranslationPrompt(task);
+    this.prompts.set(key, prompt);
+    return prompt;
   }
 
   async *translate(request: TranslationRequest): AsyncIterable<string> {
-    const chatCtx = this.agentFor(request.task).segmentContext(request.text, request.context);
+    const chatCtx = this.promptFor(request.task).segmentContext(request.text, request.context);
     for (let attempt = 1; attempt <= this.attempts; attempt += 1) {
       let said = false;
       const answer = this.model.chat({ chatCtx });

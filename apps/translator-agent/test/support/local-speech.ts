@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { loadAgentConfig } from '../../src/config';
 import { createSpeechProviders } from '../../src/translation/providers';
 import { OUTPUT_SAMPLE_RATE } from '../../src/translation/room-translator';
-import type { SpeechProviders } from '../../src/translation/speaker-pipeline';
+import type { SpeechProviders } from '../../src/translation/speech-providers';
 import type { PcmAudio } from '../../src/tools/wav';
 import { parseWav } from '../../src/tools/wav';
 import { parseTranscriptionFile } from '../../src/tools/wer';

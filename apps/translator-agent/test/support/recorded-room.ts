@@ -15,7 +15,7 @@ import { deliveredFrames } from '../../src/tools/file-translation';
 import type { PcmAudio } from '../../src/tools/wav';
 import { LatencyTracker } from '../../src/translation/latency-tracker';
 import { OUTPUT_SAMPLE_RATE, RoomTranslator } from '../../src/translation/room-translator';
-import type { SpeechProviders } from '../../src/translation/speaker-pipeline';
+import type { SpeechProviders } from '../../src/translation/speech-providers';
 import { FakeRoom, type SentText } from './fake-room';
 import { librivoxClips, localProviders } from './local-speech';
 

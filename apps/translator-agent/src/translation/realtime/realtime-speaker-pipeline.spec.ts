@@ -6,7 +6,7 @@ import { RealtimeTranslationStandIn } from '../../../test/support/realtime-trans
 import type { PipelineObserver } from '../../metrics/agent-metrics';
 import { deliveredFrames } from '../../tools/file-translation';
 import { LatencyTracker } from '../latency-tracker';
-import type { FinalSegment, TranscriptSegment, TranslationSegment } from '../speaker-pipeline';
+import type { FinalSegment, TranscriptSegment, TranslationSegment } from '../speaker-stream';
 import { RealtimeSpeakerPipeline } from './realtime-speaker-pipeline';
 
 initializeLogger({ pretty: false, level: 'error' });

@@ -2,7 +2,7 @@ import { directionLabel } from '@app/domain/translation-routing';
 import { AudioFrame } from '@livekit/rtc-node';
 import type { StreamService } from '../../capacity/stream-budget';
 import { SincResampler } from '../../local/sinc-resampler';
-import type { SpeakerStream, SpeakerStreamOptions } from '../speaker-pipeline';
+import type { SpeakerStream, SpeakerStreamOptions } from '../speaker-stream';
 import { FrameQueue } from './frame-queue';
 import { REALTIME_SAMPLE_RATE } from './protocol';
 import { SessionRefused, TranslationSession, type TranslationSessionOptions } from './translation-session';
