@@ -1,5 +1,8 @@
 import { isIP } from 'node:net';
 
+// Longer than ~300 lines on purpose: every environment variable is read, defaulted and checked in this
+// one file, so a reader finds the whole configuration (and its error lines) in one place.
+
 /** Typed, validated configuration. Every variable of docs/decisions is read here and nowhere else. */
 export interface AppConfig {
   env: 'development' | 'test' | 'production';
