@@ -2,6 +2,22 @@ import type { ParticipantKind } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
+import { type Narrowed, sql } from '../../database/typed-sql';
+import type {
+  IByParticipantQuery,
+  IClosedAfterQuery,
+  ICloseParams,
+  ICloseQuery,
+  ICloseResult,
+  IConnectedLanguagesQuery,
+  IMoveEndsEarlierParams,
+  IMoveEndsEarlierQuery,
+  IOpenByIdQuery,
+  IOpenByIdResult,
+  IOpenInRoomQuery,
+  IOpenQuery,
+  IOpenResult,
+} from './connections.repository.types';
 
 /** A connection to open, as a join reports it. */
 export interface NewConnection {
@@ -71,86 +87,63 @@ export interface CorrectedConnection {
   cents: number;
 }
 
-interface OpenedRow {
-  id: number;
-  room_id: string;
-  participant_sid: string;
-  kind: ParticipantKind | null;
-  identity: string;
-  joined_at: Date;
-}
-
-interface OpenRow {
-  id: number;
-  organization_id: string;
-  room_id: string;
-  joined_at: Date;
-  cents_per_minute: number;
-}
-
-interface KnownRow extends OpenRow {
-  participant_sid: string;
-  left_at: Date | null;
-}
-
-interface ClosedRow {
-  id: number;
-  kind: ParticipantKind | null;
-  identity: string;
-  joined_at: Date;
-  left_at: Date;
-}
-
 // The languages travel as jsonb: an array of text arrays cannot be passed as one parameter.
-const OPEN = `INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, cents_per_minute)
+const OPEN = sql<IOpenQuery>`INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, cents_per_minute)
   SELECT room_id, organization_id, sid, identity, kind,
          CASE WHEN languages IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(languages)) END, joined_at, rate
-    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[], $8::int[])
+    FROM unnest($roomIds!::uuid[], $organizationIds!::uuid[], $participantSids!::text[], $identities!::text[], $kinds!::text[],
+                $languages!::jsonb[], $joinedAts!::timestamptz[], $centsPerMinute!::int[])
       AS j(room_id, organization_id, sid, identity, kind, languages, joined_at, rate)
   ON CONFLICT (room_id, participant_sid) DO NOTHING RETURNING id, room_id, participant_sid, kind, identity, joined_at`;
 
-const BY_PARTICIPANT = `SELECT c.id, c.organization_id, c.room_id, c.joined_at, c.cents_per_minute, c.left_at, c.participant_sid
-  FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS p(organization_id, room_id, sid)
+const BY_PARTICIPANT = sql<IByParticipantQuery>`SELECT c.id, c.organization_id, c.room_id, c.joined_at, c.cents_per_minute, c.left_at, c.participant_sid
+  FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[], $participantSids!::text[]) AS p(organization_id, room_id, sid)
   JOIN connections c ON c.room_id = p.room_id AND c.participant_sid = p.sid AND c.organization_id = p.organization_id`;
 
-const OPEN_BY_ID = `SELECT id, organization_id, room_id, joined_at, cents_per_minute FROM connections
-  WHERE id = $1 AND organization_id = $2 AND left_at IS NULL`;
+const OPEN_BY_ID = sql<IOpenByIdQuery>`SELECT id, organization_id, room_id, joined_at, cents_per_minute FROM connections
+  WHERE id = $connectionId! AND organization_id = $organizationId! AND left_at IS NULL`;
 
-const OPEN_IN_ROOM = `SELECT id, organization_id, room_id, joined_at, cents_per_minute FROM connections
-  WHERE room_id = $1 AND organization_id = $2 AND left_at IS NULL`;
+const OPEN_IN_ROOM = sql<IOpenInRoomQuery>`SELECT id, organization_id, room_id, joined_at, cents_per_minute FROM connections
+  WHERE room_id = $roomId! AND organization_id = $organizationId! AND left_at IS NULL`;
 
-const CLOSE = `UPDATE connections c SET left_at = v.left_at, connection_minutes = v.minutes, charged_cents = v.cents
-  FROM unnest($1::bigint[], $2::uuid[], $3::timestamptz[], $4::int[], $5::bigint[]) AS v(id, organization_id, left_at, minutes, cents)
+const CLOSE = sql<ICloseQuery>`UPDATE connections c SET left_at = v.left_at, connection_minutes = v.minutes, charged_cents = v.cents
+  FROM unnest($ids!::bigint[], $organizationIds!::uuid[], $leftAts!::timestamptz[], $minutes!::int[], $cents!::bigint[])
+    AS v(id, organization_id, left_at, minutes, cents)
   WHERE c.id = v.id AND c.organization_id = v.organization_id AND c.left_at IS NULL
-  RETURNING c.id, c.kind, c.identity, c.joined_at, c.left_at`;
+  RETURNING c.id, c.kind, c.identity, c.joined_at, c.left_at AS "left_at!"`;
 
-const CLOSED_AFTER = `SELECT id, organization_id, room_id, joined_at, cents_per_minute, left_at, participant_sid FROM connections
-  WHERE room_id = $1 AND organization_id = $2 AND left_at > $3`;
+const CLOSED_AFTER = sql<IClosedAfterQuery>`SELECT id, organization_id, room_id, joined_at, cents_per_minute, left_at, participant_sid FROM connections
+  WHERE room_id = $roomId! AND organization_id = $organizationId! AND left_at > $at!`;
 
 // `before` is the row as this statement's snapshot saw it: the figures the correction replaces.
-const MOVE_ENDS_EARLIER = `UPDATE connections c SET left_at = v.left_at, connection_minutes = v.minutes, charged_cents = v.cents
-  FROM unnest($1::bigint[], $2::uuid[], $3::timestamptz[], $4::int[], $5::bigint[]) AS v(id, organization_id, left_at, minutes, cents),
+const MOVE_ENDS_EARLIER = sql<IMoveEndsEarlierQuery>`UPDATE connections c SET left_at = v.left_at, connection_minutes = v.minutes, charged_cents = v.cents
+  FROM unnest($ids!::bigint[], $organizationIds!::uuid[], $leftAts!::timestamptz[], $minutes!::int[], $cents!::bigint[])
+    AS v(id, organization_id, left_at, minutes, cents),
        connections before
   WHERE c.id = v.id AND c.organization_id = v.organization_id AND before.id = c.id AND c.left_at > v.left_at
-  RETURNING c.id, c.organization_id, c.room_id, c.left_at, before.connection_minutes AS previous_minutes,
+  RETURNING c.id, c.organization_id, c.room_id, c.left_at AS "left_at!", before.connection_minutes AS previous_minutes,
             before.charged_cents AS previous_cents, c.connection_minutes AS minutes, c.charged_cents AS cents`;
 
-const CONNECTED_LANGUAGES = `SELECT c.room_id, array_agg(DISTINCT l ORDER BY l) AS languages
-  FROM unnest($1::uuid[], $2::uuid[]) AS r(organization_id, id)
+const CONNECTED_LANGUAGES = sql<IConnectedLanguagesQuery>`SELECT c.room_id, array_agg(DISTINCT l ORDER BY l) AS "languages!"
+  FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[]) AS r(organization_id, id)
   JOIN connections c ON c.room_id = r.id AND c.organization_id = r.organization_id, unnest(c.languages) AS l
   WHERE c.left_at IS NULL AND c.kind IS DISTINCT FROM 'translator'
   GROUP BY c.room_id`;
 
 /** The parameters of CLOSE and MOVE_ENDS_EARLIER: one array per column of the ends. */
-const endColumns = (ends: ConnectionEnd[]) => [
-  ends.map((e) => e.id),
-  ends.map((e) => e.organizationId),
-  ends.map((e) => e.leftAt),
-  ends.map((e) => e.minutes),
-  ends.map((e) => e.cents),
-];
+const endColumns = (ends: ConnectionEnd[]): ICloseParams & IMoveEndsEarlierParams => ({
+  ids: ends.map((e) => e.id),
+  organizationIds: ends.map((e) => e.organizationId),
+  leftAts: ends.map((e) => e.leftAt),
+  minutes: ends.map((e) => e.minutes),
+  cents: ends.map((e) => e.cents),
+});
 
-const toOpen = (row: OpenRow): OpenConnection => ({
+// A connection's kind: its CHECK allows the participant kinds only.
+type OpenedRow = Narrowed<IOpenResult, { kind: ParticipantKind | null }>;
+type ClosedRow = Narrowed<ICloseResult, { kind: ParticipantKind | null }>;
+
+const toOpen = (row: IOpenByIdResult): OpenConnection => ({
   id: Number(row.id),
   organizationId: row.organization_id,
   roomId: row.room_id,
@@ -170,16 +163,17 @@ export class ConnectionsRepository {
   /** Opens the connections not opened before (a repeated join opens nothing); returns those it opened. */
   async open(connections: NewConnection[], sql: Sql = this.database): Promise<OpenedConnection[]> {
     if (connections.length === 0) return [];
-    const rows = await sql.rows<OpenedRow>(OPEN, [
-      connections.map((c) => c.roomId),
-      connections.map((c) => c.organizationId),
-      connections.map((c) => c.participantSid),
-      connections.map((c) => c.identity),
-      connections.map((c) => c.kind),
-      connections.map((c) => (c.languages ? JSON.stringify(c.languages) : null)),
-      connections.map((c) => c.joinedAt),
-      connections.map((c) => c.centsPerMinute),
-    ]);
+    const rows = await sql.rows<IOpenQuery, OpenedRow>(OPEN, {
+      roomIds: connections.map((c) => c.roomId),
+      organizationIds: connections.map((c) => c.organizationId),
+      participantSids: connections.map((c) => c.participantSid),
+      identities: connections.map((c) => c.identity),
+      // pgtyped types an array parameter's elements as never null; unnest gives a null element as NULL.
+      kinds: connections.map((c) => c.kind) as string[],
+      languages: connections.map((c) => (c.languages ? JSON.stringify(c.languages) : null)),
+      joinedAts: connections.map((c) => c.joinedAt),
+      centsPerMinute: connections.map((c) => c.centsPerMinute),
+    });
     return rows.map((row) => ({
       id: Number(row.id),
       roomId: row.room_id,
@@ -196,23 +190,23 @@ export class ConnectionsRepository {
     sql: Sql = this.database,
   ): Promise<KnownConnection[]> {
     if (participants.length === 0) return [];
-    const rows = await sql.rows<KnownRow>(BY_PARTICIPANT, [
-      participants.map((p) => p.organizationId),
-      participants.map((p) => p.roomId),
-      participants.map((p) => p.participantSid),
-    ]);
+    const rows = await sql.rows(BY_PARTICIPANT, {
+      organizationIds: participants.map((p) => p.organizationId),
+      roomIds: participants.map((p) => p.roomId),
+      participantSids: participants.map((p) => p.participantSid),
+    });
     return rows.map((row) => ({ ...toOpen(row), participantSid: row.participant_sid, leftAt: row.left_at }));
   }
 
   /** The connection, if it is still open. */
   async findOpen(organizationId: string, connectionId: number, sql: Sql = this.database): Promise<OpenConnection | null> {
-    const [row] = await sql.rows<OpenRow>(OPEN_BY_ID, [connectionId, organizationId]);
+    const [row] = await sql.rows(OPEN_BY_ID, { connectionId, organizationId });
     return row ? toOpen(row) : null;
   }
 
   /** The room's open connections. */
   async openInRoom(organizationId: string, roomId: string, sql: Sql = this.database): Promise<OpenConnection[]> {
-    return (await sql.rows<OpenRow>(OPEN_IN_ROOM, [roomId, organizationId])).map(toOpen);
+    return (await sql.rows(OPEN_IN_ROOM, { roomId, organizationId })).map(toOpen);
   }
 
   /**
@@ -221,7 +215,7 @@ export class ConnectionsRepository {
    */
   async close(ends: ConnectionEnd[], sql: Sql = this.database): Promise<ClosedConnection[]> {
     if (ends.length === 0) return [];
-    const rows = await sql.rows<ClosedRow>(CLOSE, endColumns(ends));
+    const rows = await sql.rows<ICloseQuery, ClosedRow>(CLOSE, endColumns(ends));
     return rows.map((row) => ({
       id: Number(row.id),
       kind: row.kind,
@@ -233,7 +227,7 @@ export class ConnectionsRepository {
 
   /** The room's connections that ended after `at`. */
   async closedAfter(organizationId: string, roomId: string, at: Date, sql: Sql = this.database): Promise<KnownConnection[]> {
-    const rows = await sql.rows<KnownRow>(CLOSED_AFTER, [roomId, organizationId, at]);
+    const rows = await sql.rows(CLOSED_AFTER, { roomId, organizationId, at });
     return rows.map((row) => ({ ...toOpen(row), participantSid: row.participant_sid, leftAt: row.left_at }));
   }
 
@@ -243,16 +237,7 @@ export class ConnectionsRepository {
    */
   async moveEndsEarlier(ends: ConnectionEnd[], sql: Sql = this.database): Promise<CorrectedConnection[]> {
     if (ends.length === 0) return [];
-    const rows = await sql.rows<{
-      id: number;
-      organization_id: string;
-      room_id: string;
-      left_at: Date;
-      previous_minutes: number;
-      previous_cents: number;
-      minutes: number;
-      cents: number;
-    }>(MOVE_ENDS_EARLIER, endColumns(ends));
+    const rows = await sql.rows(MOVE_ENDS_EARLIER, endColumns(ends));
     return rows.map((row) => ({
       id: Number(row.id),
       organizationId: row.organization_id,
@@ -268,10 +253,10 @@ export class ConnectionsRepository {
   /** By room: the languages its connected people (not the translator) hold, sorted; a room where none are held is left out. */
   async connectedLanguages(rooms: { organizationId: string; id: string }[], sql: Sql = this.database): Promise<Map<string, string[]>> {
     if (rooms.length === 0) return new Map();
-    const rows = await sql.rows<{ room_id: string; languages: string[] }>(CONNECTED_LANGUAGES, [
-      rooms.map((room) => room.organizationId),
-      rooms.map((room) => room.id),
-    ]);
+    const rows = await sql.rows(CONNECTED_LANGUAGES, {
+      organizationIds: rooms.map((room) => room.organizationId),
+      roomIds: rooms.map((room) => room.id),
+    });
     return new Map(rows.map((row) => [row.room_id, row.languages]));
   }
 }
