@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
+import { sql } from '../../database/typed-sql';
+import type { IAddToSlotQuery, IBumpVersionQuery, ICountedRoomsQuery } from './usage-rollups.repository.types';
 
 /** What a room counts for in the slot of its start. */
 export interface CountedRoom {
@@ -20,25 +22,18 @@ export interface SlotDelta {
   participants: number;
 }
 
-interface CountedRoomRow {
-  id: string;
-  organization_id: string;
-  started_at: Date | null;
-  minutes: number;
-  participants: number;
-}
-
-const COUNTED_ROOMS = `SELECT r.id, r.organization_id, r.started_at, r.total_connection_minutes AS minutes,
+const COUNTED_ROOMS = sql<ICountedRoomsQuery>`SELECT r.id, r.organization_id, r.started_at, r.total_connection_minutes AS minutes,
     (SELECT count(*)::int FROM connections c
-      WHERE c.room_id = r.id AND c.organization_id = r.organization_id AND c.kind IS DISTINCT FROM 'translator') AS participants
-  FROM unnest($1::uuid[], $2::uuid[]) AS q(organization_id, id)
+      WHERE c.room_id = r.id AND c.organization_id = r.organization_id AND c.kind IS DISTINCT FROM 'translator') AS "participants!"
+  FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[]) AS q(organization_id, id)
   JOIN rooms r ON r.id = q.id AND r.organization_id = q.organization_id`;
 
-const ADD_TO_SLOT = `INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants) VALUES ($1, to_timestamp($2), $3, $4, $5)
+const ADD_TO_SLOT = sql<IAddToSlotQuery>`INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants)
+  VALUES ($organizationId!, to_timestamp($slotSeconds!), $minutes!, $sessions!, $participants!)
   ON CONFLICT (organization_id, slot) DO UPDATE SET minutes = usage_slots.minutes + EXCLUDED.minutes,
     sessions = usage_slots.sessions + EXCLUDED.sessions, participants = usage_slots.participants + EXCLUDED.participants`;
 
-const BUMP_VERSION = `INSERT INTO usage_versions (organization_id, version) VALUES ($1, $2)
+const BUMP_VERSION = sql<IBumpVersionQuery>`INSERT INTO usage_versions (organization_id, version) VALUES ($organizationId!, $writes!)
   ON CONFLICT (organization_id) DO UPDATE SET version = usage_versions.version + EXCLUDED.version`;
 
 /**
@@ -53,7 +48,10 @@ export class UsageRollupsRepository {
   /** What these rooms count for now (their start, minutes and participants); rooms not found are left out. */
   async countedRooms(rooms: { organizationId: string; id: string }[], sql: Sql = this.database): Promise<CountedRoom[]> {
     if (rooms.length === 0) return [];
-    const rows = await sql.rows<CountedRoomRow>(COUNTED_ROOMS, [rooms.map((room) => room.organizationId), rooms.map((room) => room.id)]);
+    const rows = await sql.rows(COUNTED_ROOMS, {
+      organizationIds: rooms.map((room) => room.organizationId),
+      roomIds: rooms.map((room) => room.id),
+    });
     return rows.map((row) => ({
       id: row.id,
       organizationId: row.organization_id,
@@ -65,11 +63,11 @@ export class UsageRollupsRepository {
 
   /** Adds to the slot starting at `slotSeconds` (epoch seconds), creating it at zero first. */
   async addToSlot(organizationId: string, slotSeconds: number, delta: SlotDelta, sql: Sql = this.database): Promise<void> {
-    await sql.rows(ADD_TO_SLOT, [organizationId, slotSeconds, delta.minutes, delta.sessions, delta.participants]);
+    await sql.rows(ADD_TO_SLOT, { organizationId, slotSeconds, ...delta });
   }
 
   /** Moves the organization's usage version by `writes`. */
   async bumpVersion(organizationId: string, writes: number, sql: Sql = this.database): Promise<void> {
-    await sql.rows(BUMP_VERSION, [organizationId, writes]);
+    await sql.rows(BUMP_VERSION, { organizationId, writes });
   }
 }
