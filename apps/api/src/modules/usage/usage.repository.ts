@@ -2,6 +2,8 @@ import type { Granularity } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
+import { prepared, sql } from '../../database/typed-sql';
+import type { ISlotsByLocalBucketQuery, ISlotsByUtcHourQuery, IWindowEdgesQuery } from './usage.repository.types';
 
 /** Usage summed over some span: every instant of it lies in one bucket of the overview. */
 export interface UsageSample {
@@ -21,42 +23,28 @@ export interface Span {
   to: Date;
 }
 
-interface SlotRow {
-  at: number;
-  minutes: number;
-  sessions: number;
-  participants: number;
-}
-
-interface EdgeRoomRow {
-  at: Date;
-  minutes: number;
-  sessions: number;
-  participants: number;
-}
-
-const slotsStatement = (grouping: string) =>
-  `SELECT (extract(epoch FROM min(slot)) * 1000)::float8 AS at, sum(minutes)::bigint AS minutes, sum(sessions)::int AS sessions,
-                sum(participants)::int AS participants
+// Each group's earliest slot lies in its bucket and places it there. One statement per grouping.
+const SLOTS_BY_UTC_HOUR = sql<ISlotsByUtcHourQuery>`SELECT (extract(epoch FROM min(slot)) * 1000)::float8 AS "at!", sum(minutes)::bigint AS "minutes!",
+                sum(sessions)::int AS "sessions!", sum(participants)::int AS "participants!"
            FROM usage_slots
-          WHERE organization_id = $1 AND slot >= $2 AND slot < $3 AND sessions > 0
-          GROUP BY ${grouping}`;
+          WHERE organization_id = $organizationId! AND slot >= $from! AND slot < $to! AND sessions > 0
+          GROUP BY date_trunc('hour', slot AT TIME ZONE 'UTC')`;
 
-// Each group's earliest slot lies in its bucket and places it there.
-const SLOTS_BY_UTC_HOUR = { name: 'usage_slots_by_utc_hour', text: slotsStatement(`date_trunc('hour', slot AT TIME ZONE 'UTC')`) };
-const SLOTS_BY_LOCAL_BUCKET = {
-  name: 'usage_slots_by_local_bucket',
-  text: slotsStatement(`date_trunc($4::text, slot AT TIME ZONE $5::text), (slot AT TIME ZONE $5::text) - (slot AT TIME ZONE 'UTC')`),
-};
+const SLOTS_BY_LOCAL_BUCKET = sql<ISlotsByLocalBucketQuery>`SELECT (extract(epoch FROM min(slot)) * 1000)::float8 AS "at!", sum(minutes)::bigint AS "minutes!",
+                sum(sessions)::int AS "sessions!", sum(participants)::int AS "participants!"
+           FROM usage_slots
+          WHERE organization_id = $organizationId! AND slot >= $from! AND slot < $to! AND sessions > 0
+          GROUP BY date_trunc($granularity!::text, slot AT TIME ZONE $timezone!::text), (slot AT TIME ZONE $timezone!::text) - (slot AT TIME ZONE 'UTC')`;
 
-const WINDOW_EDGES = {
-  name: 'usage_window_edges',
-  text: `SELECT r.started_at AS at, r.total_connection_minutes AS minutes, 1 AS sessions,
-                (SELECT count(*)::int FROM connections c WHERE c.room_id = r.id AND c.kind IS DISTINCT FROM 'translator') AS participants
+const WINDOW_EDGES = sql<IWindowEdgesQuery>`SELECT r.started_at AS "at!", r.total_connection_minutes AS minutes, 1 AS "sessions!",
+                (SELECT count(*)::int FROM connections c WHERE c.room_id = r.id AND c.kind IS DISTINCT FROM 'translator') AS "participants!"
            FROM rooms r
-          WHERE r.organization_id = $1 AND r.started_at IS NOT NULL
-            AND ((r.started_at >= $2 AND r.started_at < $3) OR (r.started_at >= $4 AND r.started_at < $5))`,
-};
+          WHERE r.organization_id = $organizationId! AND r.started_at IS NOT NULL
+            AND ((r.started_at >= $firstFrom! AND r.started_at < $firstTo!) OR (r.started_at >= $secondFrom! AND r.started_at < $secondTo!))`;
+
+const SLOTS_BY_UTC_HOUR_PREPARED = prepared('usage_slots_by_utc_hour', SLOTS_BY_UTC_HOUR);
+const SLOTS_BY_LOCAL_BUCKET_PREPARED = prepared('usage_slots_by_local_bucket', SLOTS_BY_LOCAL_BUCKET);
+const WINDOW_EDGES_PREPARED = prepared('usage_window_edges', WINDOW_EDGES);
 
 /** The reads behind `GET /v1/usage/overview`: the 15-minute rollup, and rooms at a window's edges. */
 @Injectable()
@@ -67,8 +55,14 @@ export class UsageRepository {
   async slots(organizationId: string, span: Span, grouping: SlotGrouping, sql: Sql = this.database): Promise<UsageSample[]> {
     const rows =
       grouping.per === 'utc hour'
-        ? await sql.rows<SlotRow>(SLOTS_BY_UTC_HOUR, [organizationId, span.from, span.to])
-        : await sql.rows<SlotRow>(SLOTS_BY_LOCAL_BUCKET, [organizationId, span.from, span.to, grouping.granularity, grouping.timezone]);
+        ? await sql.rows(SLOTS_BY_UTC_HOUR_PREPARED, { organizationId, from: span.from, to: span.to })
+        : await sql.rows(SLOTS_BY_LOCAL_BUCKET_PREPARED, {
+            organizationId,
+            from: span.from,
+            to: span.to,
+            granularity: grouping.granularity,
+            timezone: grouping.timezone,
+          });
     return rows.map((row) => ({
       atMs: row.at,
       minutes: Number(row.minutes),
@@ -83,7 +77,13 @@ export class UsageRepository {
    */
   async roomsStartedWithin(organizationId: string, spans: [Span, Span], sql: Sql = this.database): Promise<UsageSample[]> {
     const [first, second] = spans;
-    const rows = await sql.rows<EdgeRoomRow>(WINDOW_EDGES, [organizationId, first.from, first.to, second.from, second.to]);
+    const rows = await sql.rows(WINDOW_EDGES_PREPARED, {
+      organizationId,
+      firstFrom: first.from,
+      firstTo: first.to,
+      secondFrom: second.from,
+      secondTo: second.to,
+    });
     return rows.map((row) => ({ atMs: row.at.getTime(), minutes: row.minutes, sessions: row.sessions, participants: row.participants }));
   }
 }
