@@ -2,7 +2,7 @@ import type { ParticipantKind } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
-import { type Narrowed, sql } from '../../database/typed-sql';
+import { type Narrowed, sql, withNulls } from '../../database/typed-sql';
 import type {
   IByParticipantQuery,
   IClosedAfterQuery,
@@ -168,8 +168,7 @@ export class ConnectionsRepository {
       organizationIds: connections.map((c) => c.organizationId),
       participantSids: connections.map((c) => c.participantSid),
       identities: connections.map((c) => c.identity),
-      // pgtyped types an array parameter's elements as never null; unnest gives a null element as NULL.
-      kinds: connections.map((c) => c.kind) as string[],
+      kinds: withNulls(connections.map((c) => c.kind)),
       languages: connections.map((c) => (c.languages ? JSON.stringify(c.languages) : null)),
       joinedAts: connections.map((c) => c.joinedAt),
       centsPerMinute: connections.map((c) => c.centsPerMinute),

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
-import { type Narrowed, sql } from '../../database/typed-sql';
+import { type Narrowed, sql, withNulls } from '../../database/typed-sql';
 import type {
   IInsertQuery,
   IInsertResult,
@@ -80,8 +80,7 @@ export class InboundEventsRepository {
       providers: events.map((e) => e.provider),
       eventIds: events.map((e) => e.eventId),
       eventTypes: events.map((e) => e.eventType),
-      // pgtyped types an array parameter's elements as never null; unnest gives a null element as NULL.
-      subjects: events.map((e) => e.subject) as string[],
+      subjects: withNulls(events.map((e) => e.subject)),
       payloads: events.map((e) => JSON.stringify(e.payload)),
     });
     return rows.map((row) => row.provider);
