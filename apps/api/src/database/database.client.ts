@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import { poolOf } from './pool';
-import type { Sql, Statement } from './sql';
+import type { Sql } from './sql';
 import { type ParamsOf, type QueryTypes, type TypedStatement, unmarked, valuesOf } from './typed-sql';
 
 export type Isolation = 'read committed' | 'repeatable read' | 'serializable';
@@ -13,33 +13,24 @@ export interface TransactionOptions {
   readonly readOnly?: boolean;
 }
 
-type AnyStatement = string | Statement | TypedStatement<QueryTypes>;
-
-function isTyped(statement: AnyStatement): statement is TypedStatement<QueryTypes> {
-  return typeof statement !== 'string' && 'parameters' in statement;
-}
-
-function config(statement: AnyStatement, values: readonly unknown[] | object | undefined): QueryConfig {
-  if (typeof statement === 'string') return { text: statement, values: values as unknown[] };
-  const ordered = isTyped(statement) ? valuesOf(statement, values as object) : (values as unknown[]);
-  return { name: statement.name, text: statement.text, values: ordered };
+function config(statement: TypedStatement<QueryTypes>, params: object | void): QueryConfig {
+  return { name: statement.name, text: statement.text, values: valuesOf(statement, params) };
 }
 
 /** Runs statements on one pg queryable (the pool or a checked-out client). */
 class Statements implements Sql {
   constructor(private readonly on: Pool | PoolClient) {}
 
-  rows<Q extends QueryTypes, R extends Q['result'] = Q['result']>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<R[]>;
-  rows<R extends QueryResultRow>(statement: string | Statement, values?: readonly unknown[]): Promise<R[]>;
-  async rows(statement: AnyStatement, values?: readonly unknown[] | object): Promise<QueryResultRow[]> {
-    const result: QueryResult = await this.on.query(config(statement, values));
-    return isTyped(statement) ? unmarked(statement, result.rows) : result.rows;
+  async rows<Q extends QueryTypes, R extends Q['result'] = Q['result']>(
+    statement: TypedStatement<Q>,
+    ...params: ParamsOf<Q>
+  ): Promise<R[]> {
+    const result: QueryResult = await this.on.query(config(statement, params[0]));
+    return unmarked<R>(statement, result.rows);
   }
 
-  count<Q extends QueryTypes>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<number>;
-  count(statement: string | Statement, values?: readonly unknown[]): Promise<number>;
-  async count(statement: AnyStatement, values?: readonly unknown[] | object): Promise<number> {
-    const result = await this.on.query(config(statement, values));
+  async count<Q extends QueryTypes>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<number> {
+    const result = await this.on.query(config(statement, params[0]));
     return result.rowCount ?? 0;
   }
 }

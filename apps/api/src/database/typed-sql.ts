@@ -61,7 +61,7 @@ export function prepared<Q extends QueryTypes>(name: string, statement: TypedSta
 }
 
 /** The values of `params`, in the statement's `$1…` order (a parameter left out is null). */
-export function valuesOf<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params'] | undefined): unknown[] {
+export function valuesOf<Q extends QueryTypes>(statement: TypedStatement<Q>, params: Q['params'] | void): unknown[] {
   const values = (params ?? {}) as Record<string, unknown>;
   return statement.parameters.map((name) => values[name] ?? null);
 }

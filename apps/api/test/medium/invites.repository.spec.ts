@@ -1,3 +1,4 @@
+import { rawRows } from '../support/raw-statements';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
@@ -21,15 +22,18 @@ describe('InvitesRepository', () => {
   });
 
   async function organizationWithRoom(status = 'active', mode: string | null = null): Promise<{ organizationId: string; roomId: string }> {
-    const [{ id: organizationId }] = await database.rows<{ id: string }>(
+    const [{ id: organizationId }] = await rawRows<{ id: string }>(
+      database,
       `INSERT INTO organizations (name) VALUES ('invites') RETURNING id`,
     );
-    const [{ id: userId }] = await database.rows<{ id: string }>(
+    const [{ id: userId }] = await rawRows<{ id: string }>(
+      database,
       `INSERT INTO users (organization_id, email) VALUES ($1, 'host@example.com') RETURNING id`,
       [organizationId],
     );
     const roomId = randomUUID();
-    await database.rows(
+    await rawRows(
+      database,
       `INSERT INTO rooms (id, organization_id, name, livekit_name, status, streaming_mode, created_by_user_id) VALUES ($1, $2, 'call', $3, $4, $5, $6)`,
       [roomId, organizationId, `${organizationId}.${roomId}`, status, mode, userId],
     );
@@ -49,7 +53,9 @@ describe('InvitesRepository', () => {
     expect(await invites.insert({ organizationId: a.organizationId, roomId: a.roomId, codeHash: hash(), expiresAt, maxUses: 3 })).toEqual(
       expiresAt,
     );
-    const [{ count }] = await database.rows<{ count: number }>(`SELECT count(*)::int AS count FROM invites WHERE room_id = $1`, [a.roomId]);
+    const [{ count }] = await rawRows<{ count: number }>(database, `SELECT count(*)::int AS count FROM invites WHERE room_id = $1`, [
+      a.roomId,
+    ]);
     expect(count).toBe(1);
 
     expect(await invites.roomStatus(a.organizationId, a.roomId)).toBe('active');
@@ -64,12 +70,14 @@ describe('InvitesRepository', () => {
     const expiresAt = inAnHour();
     await invites.insert({ organizationId: a.organizationId, roomId: a.roomId, codeHash: codeA, expiresAt, maxUses: 2 });
     await invites.insert({ organizationId: b.organizationId, roomId: b.roomId, codeHash: codeB, expiresAt, maxUses: 5 });
-    await database.rows(
+    await rawRows(
+      database,
       `INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, cents_per_minute)
        VALUES ($1, $2, 'PA_1', 'ann', 'member', '{en}', now(), 3)`,
       [a.roomId, a.organizationId],
     );
-    await database.rows(
+    await rawRows(
+      database,
       `INSERT INTO room_tokens (room_id, identity, kind, languages, reserved_until) VALUES ($1, 'bob', 'guest', '{de}', clock_timestamp() + interval '2 minutes')`,
       [a.roomId],
     );

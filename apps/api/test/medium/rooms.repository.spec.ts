@@ -1,3 +1,4 @@
+import { rawRows } from '../support/raw-statements';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
@@ -30,9 +31,10 @@ describe('RoomsRepository', () => {
   }
 
   async function organization(): Promise<Org> {
-    const [{ id }] = await database.rows<{ id: string }>(`INSERT INTO organizations (name) VALUES ('rooms') RETURNING id`);
+    const [{ id }] = await rawRows<{ id: string }>(database, `INSERT INTO organizations (name) VALUES ('rooms') RETURNING id`);
     const email = `owner-${id.slice(0, 8)}@example.com`;
-    const [{ id: userId }] = await database.rows<{ id: string }>(
+    const [{ id: userId }] = await rawRows<{ id: string }>(
+      database,
       `INSERT INTO users (organization_id, email) VALUES ($1, $2) RETURNING id`,
       [id, email],
     );
@@ -59,7 +61,8 @@ describe('RoomsRepository', () => {
     return room;
   }
 
-  const end = (roomId: string) => database.rows(`UPDATE rooms SET status = 'ended', ended_at = clock_timestamp() WHERE id = $1`, [roomId]);
+  const end = (roomId: string) =>
+    rawRows(database, `UPDATE rooms SET status = 'ended', ended_at = clock_timestamp() WHERE id = $1`, [roomId]);
 
   it('a name is taken among the live rooms of its organization only; ending the room frees it', async () => {
     const [a, b] = [await organization(), await organization()];
@@ -73,7 +76,7 @@ describe('RoomsRepository', () => {
     expect(await rooms.liveNameTaken(a.id, 'daily')).toBe(false);
     await created(a, 'daily');
     expect(await rooms.insert(newRoom(a, 'daily'))).toBe(false);
-    const [{ count }] = await database.rows<{ count: number }>(`SELECT count(*)::int AS count FROM rooms WHERE organization_id = $1`, [
+    const [{ count }] = await rawRows<{ count: number }>(database, `SELECT count(*)::int AS count FROM rooms WHERE organization_id = $1`, [
       a.id,
     ]);
     expect(count).toBe(2);
@@ -82,7 +85,8 @@ describe('RoomsRepository', () => {
   it('reads a room and its participants only for its own organization, with typed values', async () => {
     const [a, b] = [await organization(), await organization()];
     const room = await created(a, 'standup', { streamingMode: 'dual' });
-    await database.rows(
+    await rawRows(
+      database,
       `INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, left_at, cents_per_minute, connection_minutes, charged_cents)
        VALUES ($1, $2, 'PA_2', 'bob', 'guest', '{de}', '2026-03-02T09:00:05.123Z', NULL, 3, NULL, NULL),
               ($1, $2, 'PA_1', 'ann', 'member', '{en}', '2026-03-02T09:00:01.000Z', '2026-03-02T09:03:00.000Z', 3, 3, 9)`,
@@ -142,7 +146,8 @@ describe('RoomsRepository', () => {
       .slice(1)
       .map((room) => room.id)
       .sort();
-    await database.rows(
+    await rawRows(
+      database,
       `UPDATE rooms SET created_at = v.at FROM (VALUES ($1::uuid, '2026-03-02T10:00:00.000001Z'::timestamptz),
          ($2::uuid, '2026-03-02T09:00:00.123900Z'), ($3::uuid, '2026-03-02T09:00:00.123500Z'), ($4::uuid, '2026-03-02T09:00:00.123100Z')) AS v(id, at)
         WHERE rooms.id = v.id`,
@@ -175,9 +180,10 @@ describe('RoomsRepository', () => {
 
     // re-issued to bob with French; ann's reservation lapses
     await tokens.reserveToken(a.id, room.id, { ...token, identity: 'bob', kind: 'guest', displayName: 'Bob', languages: ['fr'] });
-    await database.rows(`UPDATE room_tokens SET reserved_until = clock_timestamp() - interval '1 second' WHERE identity = 'ann'`);
+    await rawRows(database, `UPDATE room_tokens SET reserved_until = clock_timestamp() - interval '1 second' WHERE identity = 'ann'`);
     expect(await tokens.heldLanguages(a.id, room.id, null)).toEqual(['fr']);
-    const rows = await database.rows<{ identity: string; kind: string; display_name: string | null; languages: string[] }>(
+    const rows = await rawRows<{ identity: string; kind: string; display_name: string | null; languages: string[] }>(
+      database,
       `SELECT identity, kind, display_name, languages FROM room_tokens WHERE room_id = $1 ORDER BY identity`,
       [room.id],
     );

@@ -1,3 +1,4 @@
+import { rawRows } from '../support/raw-statements';
 import { admitToken, changesNothing, heldLanguages, LanguageNotHeld, RoomModeMismatch, type StreamingMode } from '@app/domain';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -101,7 +102,10 @@ describe('token admission: the rule of libs/domain and the SQL functions agree',
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
     database = new DatabaseClient(dataSource);
-    [{ id: organizationId }] = await database.rows<{ id: string }>(`INSERT INTO organizations (name) VALUES ('admission') RETURNING id`);
+    [{ id: organizationId }] = await rawRows<{ id: string }>(
+      database,
+      `INSERT INTO organizations (name) VALUES ('admission') RETURNING id`,
+    );
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, dataSource);
@@ -113,17 +117,20 @@ describe('token admission: the rule of libs/domain and the SQL functions agree',
     for (const mode of MODES)
       for (const scenario of Object.keys(SCENARIOS))
         for (const requested of REQUESTS) cases.push({ room: `${prefix}-${cases.length}`, mode, scenario, requested });
-    const [{ id: userId }] = await database.rows<{ id: string }>(
+    const [{ id: userId }] = await rawRows<{ id: string }>(
+      database,
       `INSERT INTO users (organization_id, email) VALUES ($1, $2) RETURNING id`,
       [organizationId, `${prefix}@example.com`],
     );
-    await database.rows(
+    await rawRows(
+      database,
       `INSERT INTO rooms (organization_id, name, livekit_name, status, streaming_mode, created_by_user_id)
        SELECT $1::uuid, x.name, $1::uuid::text || '.' || x.name, x.status, x.mode, $2 FROM jsonb_to_recordset($3) AS x(name text, status text, mode text)`,
       [organizationId, userId, JSON.stringify(cases.map((c, i) => ({ name: c.room, status: i % 2 ? 'active' : 'created', mode: c.mode })))],
     );
     const holders = cases.flatMap((c) => SCENARIOS[c.scenario].map((h, i) => ({ room: c.room, i, ...h })));
-    await database.rows(
+    await rawRows(
+      database,
       `INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, left_at, cents_per_minute)
        SELECT r.id, r.organization_id, 'PA_' || x.i, 'c' || x.i, CASE WHEN x.connected IS NULL THEN 'translator' ELSE 'member' END,
               x.connected, now() - interval '1 minute', CASE WHEN x."left" THEN now() END, 3
@@ -131,7 +138,8 @@ describe('token admission: the rule of libs/domain and the SQL functions agree',
          JOIN rooms r ON r.organization_id = $1 AND r.name = x.room`,
       [organizationId, JSON.stringify(holders.filter((h) => 'connected' in h))],
     );
-    await database.rows(
+    await rawRows(
+      database,
       `INSERT INTO room_tokens (room_id, identity, kind, languages, reserved_until)
        SELECT r.id, x.token, 'member', x.languages,
               CASE x.reservation WHEN 'fresh' THEN clock_timestamp() + interval '2 minutes'
@@ -164,7 +172,8 @@ describe('token admission: the rule of libs/domain and the SQL functions agree',
 
   it('held_languages finds what heldLanguages finds, for the asker and for nobody', async () => {
     const cases = await roomsFor('held');
-    const rows = await database.rows<{ name: string; asker: string[]; nobody: string[] }>(
+    const rows = await rawRows<{ name: string; asker: string[]; nobody: string[] }>(
+      database,
       `SELECT r.name, held_languages(r.id, $2) AS asker, held_languages(r.id, NULL) AS nobody FROM rooms r
         WHERE r.organization_id = $1 AND r.name LIKE 'held-%'`,
       [organizationId, ASKER],
@@ -187,7 +196,8 @@ describe('token admission: the rule of libs/domain and the SQL functions agree',
     const admitted = new Map<string, boolean>();
     for (let from = 0; from < cases.length; from += 100) {
       const batch = cases.slice(from, from + 100);
-      const rows = await database.rows<{ ord: number; room_name: string; streaming_mode: string | null; admitted: boolean }>(
+      const rows = await rawRows<{ ord: number; room_name: string; streaming_mode: string | null; admitted: boolean }>(
+        database,
         `SELECT * FROM admit_tokens_shared($1, 120)`,
         [JSON.stringify(batch.map(request))],
       );
@@ -206,7 +216,8 @@ describe('token admission: the rule of libs/domain and the SQL functions agree',
     expect(cases.length).toBe(MODES.length * Object.keys(SCENARIOS).length * REQUESTS.length);
 
     // An admitted token reserved its languages for two minutes; any other left the asker's token as it was.
-    const tokens = await database.rows<{ name: string; languages: string[]; fresh_for: number }>(
+    const tokens = await rawRows<{ name: string; languages: string[]; fresh_for: number }>(
+      database,
       `SELECT r.name, t.languages, extract(epoch FROM t.reserved_until - clock_timestamp())::float8 AS fresh_for
          FROM room_tokens t JOIN rooms r ON r.id = t.room_id WHERE r.organization_id = $1 AND r.name LIKE 'batch-%' AND t.identity = $2`,
       [organizationId, ASKER],
@@ -232,7 +243,7 @@ describe('token admission: the rule of libs/domain and the SQL functions agree',
     const cases = await roomsFor('single');
     const admitted = new Map<string, boolean>();
     for (const c of cases) {
-      const [row] = await database.rows<{ admitted: boolean }>(`SELECT * FROM admit_token_shared($1, $2, $3, 'guest', NULL, $4, 120)`, [
+      const [row] = await rawRows<{ admitted: boolean }>(database, `SELECT * FROM admit_token_shared($1, $2, $3, 'guest', NULL, $4, 120)`, [
         organizationId,
         c.room,
         ASKER,
@@ -244,9 +255,11 @@ describe('token admission: the rule of libs/domain and the SQL functions agree',
   });
 
   it('the database runs the definitions of database/functions/*.sql', async () => {
-    const rows = await database.rows<{ proname: string; prosrc: string }>(`SELECT proname, prosrc FROM pg_proc WHERE proname = ANY($1)`, [
-      [...SQL_FUNCTIONS],
-    ]);
+    const rows = await rawRows<{ proname: string; prosrc: string }>(
+      database,
+      `SELECT proname, prosrc FROM pg_proc WHERE proname = ANY($1)`,
+      [[...SQL_FUNCTIONS]],
+    );
     expect(rows.map((row) => row.proname).sort()).toEqual([...SQL_FUNCTIONS].sort());
     for (const row of rows) {
       const file = readFileSync(path.join(__dirname, '../../src/database/functions', `${row.proname}.sql`), 'utf8');

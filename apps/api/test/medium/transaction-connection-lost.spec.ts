@@ -1,3 +1,4 @@
+import { rawCount, rawRows } from '../support/raw-statements';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { poolOf } from '../../src/database/pool';
@@ -18,16 +19,16 @@ describe('DatabaseClient.transaction on a connection the server ends', () => {
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
     database = new DatabaseClient(dataSource);
-    await database.count(`CREATE TABLE lost_probe (n int NOT NULL)`);
+    await rawCount(database, `CREATE TABLE lost_probe (n int NOT NULL)`);
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, dataSource);
   });
 
   async function terminate(pid: number): Promise<void> {
-    await database.rows(`SELECT pg_terminate_backend($1)`, [pid]);
+    await rawRows(database, `SELECT pg_terminate_backend($1)`, [pid]);
     const deadline = Date.now() + 10_000;
-    while ((await database.rows(`SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [pid])).length > 0) {
+    while ((await rawRows(database, `SELECT 1 FROM pg_stat_activity WHERE pid = $1`, [pid])).length > 0) {
       if (Date.now() > deadline) throw new Error(`backend ${pid} still there`);
       await sleep(25);
     }
@@ -35,9 +36,9 @@ describe('DatabaseClient.transaction on a connection the server ends', () => {
   }
 
   async function expectUsable(): Promise<void> {
-    await database.transaction(async (tx) => tx.count(`INSERT INTO lost_probe VALUES (0)`));
-    expect(await database.rows(`SELECT n FROM lost_probe`)).toEqual([{ n: 0 }]);
-    await database.count(`DELETE FROM lost_probe`);
+    await database.transaction(async (tx) => rawCount(tx, `INSERT INTO lost_probe VALUES (0)`));
+    expect(await rawRows(database, `SELECT n FROM lost_probe`)).toEqual([{ n: 0 }]);
+    await rawCount(database, `DELETE FROM lost_probe`);
     // No client of the pool is left broken or checked out.
     const pool = poolOf(dataSource);
     expect(pool.totalCount - pool.idleCount).toBe(0);
@@ -46,31 +47,31 @@ describe('DatabaseClient.transaction on a connection the server ends', () => {
   it('rejects when the connection is ended between statements (the error event with no statement running)', async () => {
     const errors: Error[] = [];
     const transaction = database.transaction(async (tx) => {
-      const [{ pid }] = await tx.rows<{ pid: number }>(`SELECT pg_backend_pid() AS pid`);
-      await tx.count(`INSERT INTO lost_probe VALUES (1)`);
+      const [{ pid }] = await rawRows<{ pid: number }>(tx, `SELECT pg_backend_pid() AS pid`);
+      await rawCount(tx, `INSERT INTO lost_probe VALUES (1)`);
       await terminate(pid);
-      await tx.count(`INSERT INTO lost_probe VALUES (2)`);
+      await rawCount(tx, `INSERT INTO lost_probe VALUES (2)`);
       return 'committed';
     });
     await transaction.catch((error: Error) => errors.push(error));
     expect(errors).toHaveLength(1);
-    expect(await database.rows(`SELECT n FROM lost_probe`)).toEqual([]);
+    expect(await rawRows(database, `SELECT n FROM lost_probe`)).toEqual([]);
     await expectUsable();
   });
 
   it('rejects with 57P01 when the connection is ended during a statement', async () => {
     let pid = 0;
     const transaction = database.transaction(async (tx) => {
-      [{ pid }] = await tx.rows<{ pid: number }>(`SELECT pg_backend_pid() AS pid`);
-      await tx.count(`INSERT INTO lost_probe VALUES (1)`);
-      await tx.rows(`SELECT pg_sleep(30)`);
+      [{ pid }] = await rawRows<{ pid: number }>(tx, `SELECT pg_backend_pid() AS pid`);
+      await rawCount(tx, `INSERT INTO lost_probe VALUES (1)`);
+      await rawRows(tx, `SELECT pg_sleep(30)`);
     });
     const failed = expect(transaction).rejects.toMatchObject({ code: '57P01' });
     while (pid === 0) await sleep(10);
     await sleep(200); // inside pg_sleep
     await terminate(pid);
     await failed;
-    expect(await database.rows(`SELECT n FROM lost_probe`)).toEqual([]);
+    expect(await rawRows(database, `SELECT n FROM lost_probe`)).toEqual([]);
     await expectUsable();
   });
 });
