@@ -44,14 +44,15 @@ describe('the job steps that decide', () => {
     ]);
   });
 
-  it('a realtime pipeline gives every speaker a hosted session with the OpenAI key; other pipelines none', () => {
-    const realtime = { baseUrl: 'wss://realtime.test/v1', model: 'rt-model', transcriptionModel: 'rt-whisper' };
+  it('a realtime pipeline gives every speaker a hosted session with the OpenAI key and its fallback; other pipelines none', () => {
+    const realtime = { baseUrl: 'wss://realtime.test/v1', model: 'rt-model', transcriptionModel: 'rt-whisper', fallback: true };
     const config = (pipeline: Partial<AgentConfig['pipeline']>) => ({ pipeline }) as AgentConfig;
     expect(realtimeOptions(config({ realtime, openai: { apiKey: 'sk-test' } } as Partial<AgentConfig['pipeline']>))).toEqual({
       baseUrl: 'wss://realtime.test/v1',
       apiKey: 'sk-test',
       model: 'rt-model',
       inputTranscriptionModel: 'rt-whisper',
+      fallback: true,
     });
     expect(realtimeOptions(config({ realtime: null }))).toBeNull();
   });

@@ -138,7 +138,10 @@ function pushMetricsToWorker({ metrics }: TranslatorJob, channel: LoadChannelCli
   return { stop: () => clearInterval(timer), flush: push };
 }
 
-/** The hosted speech-to-speech session every speaker gets instead of the composed stages, when configured. */
+/**
+ * The hosted speech-to-speech session every speaker gets instead of the composed stages, when configured;
+ * `fallback`: the stages take a speaker over once their session is given up (TRANSLATOR_REALTIME_FALLBACK).
+ */
 export function realtimeOptions(config: AgentConfig): RoomTranslatorOptions['realtime'] {
   const { realtime, openai } = config.pipeline;
   if (!realtime) return null;
@@ -147,6 +150,7 @@ export function realtimeOptions(config: AgentConfig): RoomTranslatorOptions['rea
     apiKey: openai?.apiKey ?? '',
     model: realtime.model,
     inputTranscriptionModel: realtime.transcriptionModel,
+    fallback: realtime.fallback,
   };
 }
 

@@ -110,7 +110,7 @@ describe('TRANSLATOR_TIMING and TRANSLATOR_PIPELINE=openai-realtime', () => {
     });
   });
 
-  it('the realtime translation session needs the OpenAI key, and says so', () => {
+  it('the realtime translation session needs the OpenAI key, and says so, unless local stages take over', () => {
     expect(loadAgentConfig({ TRANSLATOR_PIPELINE: 'openai-realtime' }, installed)).toEqual({
       ok: false,
       problem: expect.stringContaining('TRANSLATOR_PIPELINE=openai-realtime') as string,
@@ -120,6 +120,25 @@ describe('TRANSLATOR_TIMING and TRANSLATOR_PIPELINE=openai-realtime', () => {
       baseUrl: 'https://api.openai.com/v1',
       model: 'gpt-realtime-translate',
       transcriptionModel: 'gpt-realtime-whisper',
+      fallback: true,
     });
+    // No key, local stages: the agent starts, every speaker's session reports the missing key and the local stages serve.
+    const local = {
+      TRANSLATOR_PIPELINE: 'openai-realtime',
+      TRANSLATOR_STT: 'local',
+      TRANSLATOR_TRANSLATION: 'local',
+      TRANSLATOR_TTS: 'local',
+    };
+    const keyless = loadAgentConfig(local, installed);
+    expect(keyless.ok && keyless.config.pipeline).toMatchObject({ stt: 'local', openai: null, realtime: { fallback: true } });
+    expect(loadAgentConfig({ ...local, TRANSLATOR_REALTIME_FALLBACK: 'none' }, installed)).toEqual({
+      ok: false,
+      problem: expect.stringContaining('set OPENAI_API_KEY') as string,
+    });
+    const none = loadAgentConfig(
+      { TRANSLATOR_PIPELINE: 'openai-realtime', OPENAI_API_KEY: 'sk', TRANSLATOR_REALTIME_FALLBACK: 'none' },
+      installed,
+    );
+    expect(none.ok && none.config.pipeline.realtime?.fallback).toBe(false);
   });
 });

@@ -30,9 +30,11 @@ export interface SpeechPipelineConfig {
   timing: Timing;
   /**
    * `TRANSLATOR_PIPELINE=openai-realtime`: each speaker goes through OpenAI's realtime translation
-   * session (speech to speech) instead of the three stages; null otherwise.
+   * session (speech to speech) instead of the three stages; null otherwise. `fallback`
+   * (`TRANSLATOR_REALTIME_FALLBACK=stages`, the default; `none`): a speaker whose session is given up
+   * (no key, refused, dropped or stalled too often) is served by the three stages above instead.
    */
-  realtime: { baseUrl: string; model: string; transcriptionModel: string } | null;
+  realtime: { baseUrl: string; model: string; transcriptionModel: string; fallback: boolean } | null;
 }
 
 export interface AgentConfig {
@@ -122,8 +124,13 @@ function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): A
   };
   const uses = (provider: string) => Object.values(stages).includes(provider as never);
 
-  if (pipeline === 'openai-realtime' && !openaiKey) {
-    throw new ConfigProblem("TRANSLATOR_PIPELINE=openai-realtime uses OpenAI's realtime translation: set OPENAI_API_KEY.");
+  const realtimeFallback =
+    pipeline === 'openai-realtime' && pick(env, 'TRANSLATOR_REALTIME_FALLBACK', ['stages', 'none'], 'stages') === 'stages';
+  // Without the key the session cannot open: allowed only when stages without OpenAI take every speaker over.
+  if (pipeline === 'openai-realtime' && !openaiKey && (uses('openai') || !realtimeFallback)) {
+    throw new ConfigProblem(
+      "TRANSLATOR_PIPELINE=openai-realtime uses OpenAI's realtime translation: set OPENAI_API_KEY (or fall back to local stages: TRANSLATOR_STT=local TRANSLATOR_TRANSLATION=local TRANSLATOR_TTS=local).",
+    );
   }
   if (uses('openai') && !openaiKey) {
     throw new ConfigProblem(
@@ -185,6 +192,7 @@ function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): A
               baseUrl: nonEmpty(env.OPENAI_BASE_URL) ?? 'https://api.openai.com/v1',
               model: nonEmpty(env.TRANSLATOR_REALTIME_MODEL) ?? 'gpt-realtime-translate',
               transcriptionModel: nonEmpty(env.TRANSLATOR_REALTIME_TRANSCRIPTION_MODEL) ?? 'gpt-realtime-whisper',
+              fallback: realtimeFallback,
             }
           : null,
     },
@@ -208,6 +216,10 @@ function stageNames(stages: Record<string, string>, provider: string): string {
 /** `stt=local translation=local tts=local`: what `--check` and the start line print. */
 export function describePipeline(p: SpeechPipelineConfig): string {
   const local = p.local ? `; local: en → ${p.local.targets.join(', ')}` : '';
-  if (p.realtime) return `realtime translation=${p.realtime.model} (source captions: ${p.realtime.transcriptionModel})`;
+  if (p.realtime)
+    return (
+      `realtime translation=${p.realtime.model} (source captions: ${p.realtime.transcriptionModel}); ` +
+      (p.realtime.fallback ? `fallback: stt=${p.stt} translation=${p.translation} tts=${p.tts}` : 'no fallback')
+    );
   return `stt=${p.stt} translation=${p.translation} tts=${p.tts}${local}; timing=${p.timing}`;
 }

@@ -3,6 +3,11 @@ import type { SpokenChunk } from '../translation/word-lag';
 
 export type Stage = 'recognition' | 'translation' | 'synthesis';
 
+/** Why a hosted speech-to-speech session failed: no key configured, refused, no answer to speech, connection lost. */
+export type RealtimeFailureReason = 'missing_key' | 'refused' | 'stalled' | 'dropped';
+/** What followed: opened again, the composed pipeline took over, or the speaker went untranslated (the status says why). */
+export type RealtimeFailureOutcome = 'retried' | 'fallback' | 'unavailable';
+
 /** What a speaker pipeline reports as it works (the metrics below; nothing in tests that pass none). */
 export interface PipelineObserver {
   /** End of an utterance's speech → its first translated audio frame. */
@@ -15,6 +20,8 @@ export interface PipelineObserver {
   recognitionRestart(): void;
   /** A provider's error event; a recoverable one is retried by agents-js. */
   providerError(stage: 'stt' | 'translation' | 'tts' | 'realtime', recoverable: boolean): void;
+  /** A hosted speech-to-speech session failed, why, and what followed. */
+  realtimeFailure?(reason: RealtimeFailureReason, outcome: RealtimeFailureOutcome): void;
 }
 
 const LATENCY_BUCKETS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 5, 10];
@@ -71,6 +78,13 @@ export class AgentMetrics implements PipelineObserver {
     registers: [this.registry],
   });
 
+  readonly realtimeFailures = new Counter({
+    name: 'translator_realtime_failures_total',
+    help: 'Realtime translation sessions that failed, by reason (missing_key, refused, stalled, dropped) and outcome (retried, fallback, unavailable)',
+    labelNames: ['reason', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly recognitionRestarts = new Counter({
     name: 'translator_recognition_restarts_total',
     help: 'Speech recognition streams opened again after they ended',
@@ -101,6 +115,10 @@ export class AgentMetrics implements PipelineObserver {
   providerError(stage: 'stt' | 'translation' | 'tts' | 'realtime', recoverable: boolean): void {
     this.providerErrors.inc({ stage });
     if (recoverable) this.providerRetries.inc({ stage });
+  }
+
+  realtimeFailure(reason: RealtimeFailureReason, outcome: RealtimeFailureOutcome): void {
+    this.realtimeFailures.inc({ reason, outcome });
   }
 }
 

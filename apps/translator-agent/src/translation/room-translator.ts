@@ -23,6 +23,7 @@ import { LanguageOutput } from './language-output';
 import { RealtimeSpeakerPipeline } from './realtime/realtime-speaker-pipeline';
 import type { RealtimeSessionOptions } from './realtime/translation-session';
 import type { ChunkPolicy } from './stable-chunks';
+import { StatusPublisher, type StreamStatus } from './translator-status';
 import { SpeakerPipeline } from './speaker-pipeline';
 import type { SpeakerStream, FinalSegment, TranscriptSegment, TranslationOutputs, TranslationSegment } from './speaker-stream';
 import type { SpeechProviders } from './speech-providers';
@@ -59,8 +60,13 @@ export interface RoomTranslatorOptions {
   reporter?: SegmentReporter;
   /** Simultaneous mode's chunk policy for every speaker; null or absent: sentence mode. */
   simultaneous?: ChunkPolicy | null;
-  /** Each speaker through a hosted speech-to-speech session instead of `providers`' stages. */
-  realtime?: RealtimeSessionOptions | null;
+  /**
+   * Each speaker through a hosted speech-to-speech session instead of `providers`' stages. Once a
+   * speaker's session is given up (no key, refused, dropped or stalled too often), `providers`' composed
+   * pipeline serves them instead when `fallback` is true; otherwise they go untranslated. Either way the
+   * translator's status attribute for that speaker says why.
+   */
+  realtime?: (RealtimeSessionOptions & { fallback?: boolean }) | null;
 }
 
 /** The room's transcript: `TranslatorEventsReporter` in a job. */
@@ -94,6 +100,7 @@ export class RoomTranslator implements TranslationOutputs {
   private readonly admitting = new Map<string, boolean>();
   private readonly admission: StreamAdmission;
   private readonly captions: CaptionPublisher;
+  private readonly statuses: StatusPublisher;
   /** Segment ids must not repeat after a reconnect of the agent: each session has its own. */
   private readonly session = randomBytes(3).toString('hex');
   private draining = false;
@@ -103,6 +110,7 @@ export class RoomTranslator implements TranslationOutputs {
   constructor(private readonly options: RoomTranslatorOptions) {
     for (const language of options.languages) this.outputs.set(language, new LanguageOutput());
     this.captions = new CaptionPublisher(() => options.room.localParticipant);
+    this.statuses = new StatusPublisher(() => options.room.localParticipant);
     this.admission = options.admission ?? unlimitedAdmission;
     this.admission.onPromote((streamId) => {
       for (const [trackSid, entry] of this.pipelines) if (this.streamId(trackSid) === streamId) entry.pipeline.setService('full');
@@ -141,6 +149,7 @@ export class RoomTranslator implements TranslationOutputs {
       this.sources.push(source);
       output.setSink(source);
     }
+    await this.statuses.flush();
   }
 
   private onTrack(track: RemoteTrack, publication: RemoteTrackPublication, participant: RemoteParticipant): void {
@@ -175,9 +184,18 @@ export class RoomTranslator implements TranslationOutputs {
       service,
       observer: this.options.observer,
     };
-    const pipeline: SpeakerStream = this.options.realtime
-      ? new RealtimeSpeakerPipeline({ ...common, session: this.options.realtime })
-      : new SpeakerPipeline({ ...common, providers: this.options.providers, simultaneous: this.options.simultaneous ?? null });
+    const composed = (segmentPrefix = common.segmentPrefix) =>
+      new SpeakerPipeline({ ...common, segmentPrefix, providers: this.options.providers, simultaneous: this.options.simultaneous ?? null });
+    const { realtime } = this.options;
+    const pipeline: SpeakerStream = realtime
+      ? new RealtimeSpeakerPipeline({
+          ...common,
+          session: realtime,
+          // Its own segment ids: the realtime session's segments may already have used the first numbers.
+          fallback: realtime.fallback ? () => composed(`${common.segmentPrefix}-fb`) : null,
+          onStatus: (status) => this.status(status),
+        })
+      : composed();
     const audio = (this.options.listenTo ?? trackAudio)(track, OUTPUT_SAMPLE_RATE);
     const done = pipeline.run().catch(this.options.onError);
     this.pipelines.set(trackSid, { pipeline, audio, done });
@@ -200,6 +218,13 @@ export class RoomTranslator implements TranslationOutputs {
 
   transcript(s: TranscriptSegment): Promise<void> {
     return this.captions.transcript(s);
+  }
+
+  /** A speaker's status on the translator's attributes; a failure to set it is logged, never in the way. */
+  private status(s: StreamStatus): void {
+    this.statuses
+      .publish(s)
+      .catch((error: unknown) => this.options.onError(new Error(`status of ${s.speakerIdentity} not published: ${String(error)}`)));
   }
 
   translation(s: TranslationSegment): Promise<void> {

@@ -8,6 +8,13 @@
  * `session.closed` after `session.close`. A wrong key is refused with HTTP 401 at the handshake, as the
  * service does. Its "translation" is scripted: every loud 200 ms chunk says the next word of the current
  * line (and 200 ms of a tone as speech); a quiet chunk after speech moves to the next line.
+ *
+ * Failures, for the client's error paths: `refuse()` turns new connections away, at the handshake with an
+ * HTTP status (401 wrong key, 403, 429 rate limit, 5xx) or after `session.created` with the documented
+ * `error` event (`{type:"error", event_id, error:{type, code, message, param, event_id}}`) followed by a
+ * close, as the service does for a session it will not serve (e.g. `insufficient_quota`); `stall()` keeps
+ * every connection open but answers nothing more (a provider that stops answering); `drop()` cuts every
+ * open connection without a close handshake (a network failure).
  */
 import { randomBytes } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -21,6 +28,9 @@ const RATE = 24_000;
 const CHUNK = (RATE * 200) / 1000;
 const LOUD_RMS = 300;
 
+/** How new connections are turned away: an HTTP status at the handshake, or an `error` event then a close. */
+export type Refusal = { http: number } | { error: { type: string; code: string | null; message: string }; closeCode?: number };
+
 export class RealtimeTranslationStandIn {
   private server: WebSocketServer | null = null;
   /** Every client event's type, per connection, in order. */
@@ -28,6 +38,8 @@ export class RealtimeTranslationStandIn {
   /** The `session.update` bodies received. */
   readonly updates: unknown[] = [];
   connections = 0;
+  private refusal: Refusal | null = null;
+  private stalled = false;
 
   constructor(
     private readonly script: ScriptLine[],
@@ -38,14 +50,27 @@ export class RealtimeTranslationStandIn {
     this.server = new WebSocketServer({
       host: '127.0.0.1',
       port: 0,
-      verifyClient: ({ req }, done) =>
-        req.headers.authorization === `Bearer ${this.apiKey}` ? done(true) : done(false, 401, 'Unauthorized'),
+      verifyClient: ({ req }, done) => {
+        if (req.headers.authorization !== `Bearer ${this.apiKey}`) return done(false, 401, 'Unauthorized');
+        if (this.refusal && 'http' in this.refusal) return done(false, this.refusal.http);
+        return done(true);
+      },
     });
     this.server.on('connection', (socket, req) => this.serve(socket, req.url ?? ''));
     await new Promise<void>((resolve) => this.server!.on('listening', resolve));
     const address = this.server.address();
     if (address === null || typeof address === 'string') throw new Error('The stand-in is not listening on a TCP port');
     return `ws://127.0.0.1:${address.port}/v1`;
+  }
+
+  /** New connections are refused this way until `refuse(null)`. */
+  refuse(refusal: Refusal | null): void {
+    this.refusal = refusal;
+  }
+
+  /** Every connection, open or new, stops answering (no event at all) until `stall(false)`. */
+  stall(stalled = true): void {
+    this.stalled = stalled;
   }
 
   /** Drops every open connection without a close handshake (a network failure). */
@@ -62,8 +87,9 @@ export class RealtimeTranslationStandIn {
     this.connections += 1;
     const log: string[] = [];
     this.received.push(log);
-    const send = (event: Record<string, unknown>) =>
-      socket.send(JSON.stringify({ event_id: `event_${randomBytes(6).toString('hex')}`, ...event }));
+    const send = (event: Record<string, unknown>) => {
+      if (!this.stalled) socket.send(JSON.stringify({ event_id: `event_${randomBytes(6).toString('hex')}`, ...event }));
+    };
     const session = {
       id: `sess_${randomBytes(8).toString('hex')}`,
       model: new URLSearchParams(url.split('?')[1] ?? '').get('model'),
@@ -74,6 +100,12 @@ export class RealtimeTranslationStandIn {
     let speaking = false;
     let buffered = new Int16Array(0);
     send({ type: 'session.created', session });
+    const refusal = this.refusal;
+    if (refusal && 'error' in refusal) {
+      send({ type: 'error', error: { ...refusal.error, param: null, event_id: null } });
+      socket.close(refusal.closeCode ?? 1008);
+      return;
+    }
     socket.on('message', (data) => {
       const event = JSON.parse(String(data)) as { type: string; audio?: string; session?: { audio?: typeof session.audio } };
       log.push(event.type);

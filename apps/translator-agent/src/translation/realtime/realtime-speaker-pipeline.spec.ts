@@ -6,8 +6,9 @@ import { RealtimeTranslationStandIn } from '../../../test/support/realtime-trans
 import type { PipelineObserver } from '../../metrics/agent-metrics';
 import { deliveredFrames } from '../../tools/file-translation';
 import { LatencyTracker } from '../latency-tracker';
-import type { FinalSegment, TranscriptSegment, TranslationSegment } from '../speaker-stream';
-import { RealtimeSpeakerPipeline } from './realtime-speaker-pipeline';
+import type { FinalSegment, SpeakerStream, TranscriptSegment, TranslationSegment } from '../speaker-stream';
+import type { StreamStatus } from '../translator-status';
+import { RealtimeSpeakerPipeline, type RealtimeSpeakerPipelineOptions } from './realtime-speaker-pipeline';
 
 initializeLogger({ pretty: false, level: 'error' });
 
@@ -17,14 +18,33 @@ const SCRIPT = [
   { input: 'he might even have been made amiable himself', output: 'incluso podría haberse vuelto amable' },
 ];
 
+/** A composed pipeline standing by: the audio it is given once the realtime session is given up. */
+function standby() {
+  const heard: AudioFrame[] = [];
+  let ran = false;
+  let closed = false;
+  const stream: SpeakerStream = {
+    pushFrame: (frame) => void heard.push(frame),
+    run: async () => {
+      ran = true;
+      for (let i = 0; i < 500 && !closed; i += 1) await sleep(10);
+    },
+    close: () => void (closed = true),
+    setService: () => undefined,
+    currentService: 'full',
+  };
+  return { stream, heard, ran: () => ran };
+}
+
 /** A room's view of one speaker's pipeline: what was played on the track and captioned. */
-function harness(baseUrl: string, apiKey = 'sk-standin') {
+function harness(baseUrl: string, apiKey = 'sk-standin', extra: Partial<RealtimeSpeakerPipelineOptions> = {}) {
   const played: AudioFrame[] = [];
   const transcripts: TranscriptSegment[] = [];
   const translations: TranslationSegment[] = [];
   const segments: FinalSegment[] = [];
   const errors: string[] = [];
-  const counted = { restarts: 0, errors: [] as string[], firstAudio: 0 };
+  const statuses: StreamStatus[] = [];
+  const counted = { restarts: 0, errors: [] as string[], firstAudio: 0, failures: [] as string[], onsets: 0 };
   const latency = new LatencyTracker();
   const observer: PipelineObserver = {
     firstAudio: () => void (counted.firstAudio += 1),
@@ -32,6 +52,8 @@ function harness(baseUrl: string, apiKey = 'sk-standin') {
     utterance: () => undefined,
     recognitionRestart: () => void (counted.restarts += 1),
     providerError: (stage, recoverable) => void counted.errors.push(`${stage}:${recoverable}`),
+    realtimeFailure: (reason, outcome) => void counted.failures.push(`${reason}:${outcome}`),
+    spokenChunk: () => void (counted.onsets += 1),
   };
   const pipeline = new RealtimeSpeakerPipeline({
     session: { baseUrl, apiKey, inputTranscriptionModel: 'gpt-realtime-whisper', openTimeoutMs: 2000 },
@@ -52,8 +74,10 @@ function harness(baseUrl: string, apiKey = 'sk-standin') {
     restartDelayMs: 50,
     observer,
     idleMs: 600,
+    onStatus: (s) => void statuses.push(s),
+    ...extra,
   });
-  return { pipeline, played, transcripts, translations, segments, errors, counted, latency };
+  return { pipeline, played, transcripts, translations, segments, errors, counted, latency, statuses };
 }
 
 const speech = (i: number) => deliveredFrames(librivoxClips()[i]!.audio, RATE);
@@ -113,7 +137,10 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
     expect(report).toMatchObject({ direction: 'en>es', samples: 2 });
     expect(report!.audioSeconds).toBeCloseTo(h.played.reduce((n, f) => n + f.samplesPerChannel, 0) / RATE, 2);
     expect(h.counted.firstAudio).toBe(2);
+    // Word lag without word times: one measure per segment, from its speech onset to its first translated frame.
+    expect(h.counted.onsets).toBe(2);
     expect(h.errors).toEqual([]);
+    expect(h.statuses).toEqual([]);
   }, 30_000);
 
   it('a dropped connection is reported, counted and resumed: speech after it is translated again', async () => {
@@ -131,8 +158,17 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
     await running;
 
     expect(standIn.connections).toBe(2);
-    expect(h.errors).toEqual([expect.stringMatching(/realtime translation session of alice dropped; reopening/)]);
-    expect(h.counted).toMatchObject({ restarts: 1, errors: ['realtime:true'] });
+    expect(h.errors).toEqual([
+      expect.stringMatching(
+        /realtime translation session of alice dropped: the connection was lost; reopening in 50 ms \(attempt 1 of 3\)/,
+      ),
+    ]);
+    expect(h.counted).toMatchObject({ restarts: 1, errors: ['realtime:true'], failures: ['dropped:retried'] });
+    // The translator's status shows the gap and the recovery.
+    expect(h.statuses.map((st) => [st.speakerIdentity, st.state, st.reason])).toEqual([
+      ['alice', 'reconnecting', 'dropped'],
+      ['alice', 'translating', null],
+    ]);
     expect(h.played.length).toBeGreaterThan(before);
     // The new session starts its own script again: both segments are the stand-in's first line.
     expect(h.segments.map((s) => [s.segmentId, s.text])).toEqual([
@@ -141,15 +177,112 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
     ]);
   }, 30_000);
 
-  it('a refused session (a wrong key) says why, is counted, and is retried until the track ends', async () => {
-    const h = harness(baseUrl, 'sk-wrong');
+  it('a dropped connection that cannot be reopened is reported after a bounded number of attempts: status, log and count say why', async () => {
+    const h = harness(baseUrl);
     const running = h.pipeline.run();
-    for (let i = 0; i < 200 && h.errors.length < 2; i += 1) await sleep(10);
+    await opened();
+    for (const frame of speech(1)) h.pipeline.pushFrame(frame);
+    for (let i = 0; i < 300 && h.played.length === 0; i += 1) await sleep(10);
+    standIn.refuse({ http: 503 });
+    standIn.drop();
+    for (let i = 0; i < 500 && h.statuses.at(-1)?.state !== 'unavailable'; i += 1) await sleep(10);
+    const heard = h.played.length;
+    for (const frame of speech(4)) h.pipeline.pushFrame(frame);
     h.pipeline.close();
     await running;
-    expect(h.errors[0]).toMatch(/realtime translation session refused: the translation endpoint answered HTTP 401/);
-    expect(h.counted.errors.length).toBeGreaterThanOrEqual(2);
-    expect(h.counted.errors.every((e) => e === 'realtime:false')).toBe(true);
+
+    expect(h.statuses.at(-1)).toMatchObject({ speakerIdentity: 'alice', trackSid: 'TR_a', state: 'unavailable', reason: 'dropped' });
+    expect(h.statuses.at(-1)!.message).toMatch(/HTTP 503 \(4 failed attempts in a row\); not translated/);
+    expect(h.counted.failures).toEqual(['dropped:retried', 'refused:retried', 'refused:retried', 'dropped:unavailable']);
+    expect(h.errors.at(-1)).toMatch(/realtime translation session of alice refused: .*HTTP 503/);
+    // What was said before the drop was translated and its segment kept; nothing after.
+    expect(heard).toBeGreaterThan(0);
+    expect(h.played.length).toBe(heard);
+    expect(h.segments.map((s) => s.text)).toEqual([SCRIPT[0]!.input]);
+  }, 30_000);
+
+  it('a provider that stops answering speech is cut after the stall time and reopened; translation goes on', async () => {
+    const h = harness(baseUrl, 'sk-standin', {
+      session: { baseUrl, apiKey: 'sk-standin', inputTranscriptionModel: null, openTimeoutMs: 2000, stallMs: 400 },
+    });
+    const running = h.pipeline.run();
+    await opened();
+    standIn.stall();
+    for (const frame of speech(1)) h.pipeline.pushFrame(frame);
+    for (let i = 0; i < 300 && h.statuses.length === 0; i += 1) await sleep(10);
+    standIn.stall(false);
+    for (let i = 0; i < 500 && h.statuses.at(-1)?.state !== 'translating'; i += 1) await sleep(10);
+    for (const frame of [...speech(4), ...silence(1000)]) h.pipeline.pushFrame(frame);
+    h.pipeline.close();
+    await running;
+
+    expect(h.statuses[0]).toMatchObject({ state: 'reconnecting', reason: 'stalled' });
+    expect(h.statuses[0]!.message).toMatch(/stalled: no answer for 400 ms while speech was sent/);
+    expect(h.statuses.at(-1)).toMatchObject({ state: 'translating' });
+    expect(h.counted.failures[0]).toBe('stalled:retried');
+    expect(h.played.length).toBeGreaterThan(0);
+    expect(h.translations.at(-1)).toMatchObject({ text: SCRIPT[0]!.output });
+  }, 30_000);
+
+  it('a refused session (a wrong key: HTTP 401) is not retried: the composed pipeline takes the speaker over, the status says why', async () => {
+    const fallback = standby();
+    const h = harness(baseUrl, 'sk-wrong', { fallback: () => fallback.stream });
+    const running = h.pipeline.run();
+    for (let i = 0; i < 300 && h.statuses.length === 0; i += 1) await sleep(10);
+    const frames = speech(1);
+    for (const frame of frames) h.pipeline.pushFrame(frame);
+    h.pipeline.close();
+    await running;
+
+    expect(standIn.connections).toBe(0);
+    expect(h.statuses).toEqual([
+      expect.objectContaining({
+        state: 'fallback',
+        reason: 'refused',
+        message: expect.stringMatching(/answered HTTP 401; the composed pipeline translates instead/),
+      }),
+    ]);
+    expect(h.counted.failures).toEqual(['refused:fallback']);
+    expect(h.counted.errors).toEqual(['realtime:false']);
+    expect(fallback.ran()).toBe(true);
+    expect(fallback.heard).toEqual(frames);
     expect(h.played).toEqual([]);
+  }, 30_000);
+
+  it('a session the service refuses with an error event (insufficient quota) is reported as such; without a fallback the speaker is untranslated', async () => {
+    standIn.refuse({ error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'You exceeded your current quota.' } });
+    const h = harness(baseUrl);
+    const running = h.pipeline.run();
+    for (let i = 0; i < 300 && h.statuses.length === 0; i += 1) await sleep(10);
+    for (const frame of speech(1)) h.pipeline.pushFrame(frame);
+    h.pipeline.close();
+    await running;
+
+    expect(standIn.connections).toBe(1);
+    expect(h.statuses).toEqual([
+      expect.objectContaining({
+        state: 'unavailable',
+        reason: 'refused',
+        message: expect.stringMatching(/insufficient_quota: You exceeded your current quota\.; not translated/),
+      }),
+    ]);
+    expect(h.counted.failures).toEqual(['refused:unavailable']);
+    expect(h.played).toEqual([]);
+    expect(h.transcripts).toEqual([]);
+  }, 30_000);
+
+  it('a missing key never reaches the network: the fallback serves the speaker from the start', async () => {
+    const fallback = standby();
+    const h = harness(baseUrl, '', { fallback: () => fallback.stream });
+    const running = h.pipeline.run();
+    const frames = speech(1);
+    for (const frame of frames) h.pipeline.pushFrame(frame);
+    h.pipeline.close();
+    await running;
+
+    expect(standIn.connections).toBe(0);
+    expect(h.statuses).toEqual([expect.objectContaining({ state: 'fallback', reason: 'missing_key' })]);
+    expect(h.counted.failures).toEqual(['missing_key:fallback']);
+    expect(fallback.heard).toEqual(frames);
   }, 30_000);
 });

@@ -1,22 +1,45 @@
+/**
+ * One speaker through OpenAI's realtime translation session. A little over 300 lines on purpose: the
+ * session's lifecycle (opening, bounded reopening after a refusal, drop or stall, giving up to the
+ * composed fallback or to nothing, the status it shows) and the segments cut from the session's deltas
+ * (captions, transcript, speech, latency, word lag) work on one state — the open session, the speech
+ * held while it reopens, the open segment and the speech onset — and a drop ends the open segment, so
+ * a split would pass that state back and forth between two files.
+ */
 import { directionLabel } from '@app/domain/translation-routing';
 import { AudioFrame } from '@livekit/rtc-node';
 import type { StreamService } from '../../capacity/stream-budget';
 import { SincResampler } from '../../local/sinc-resampler';
+import type { RealtimeFailureReason } from '../../metrics/agent-metrics';
 import type { SpeakerStream, SpeakerStreamOptions } from '../speaker-stream';
+import type { StreamState, StreamStatus } from '../translator-status';
 import { FrameQueue } from './frame-queue';
 import { REALTIME_SAMPLE_RATE } from './protocol';
-import { SessionRefused, TranslationSession, type TranslationSessionOptions } from './translation-session';
+import { SessionRefused, STALL_MS, TranslationSession, voiced, type TranslationSessionOptions } from './translation-session';
 
 export interface RealtimeSpeakerPipelineOptions extends SpeakerStreamOptions {
-  /** Where and how to open sessions; the target language is the room's other one. */
+  /** Where and how to open sessions; the target language is the room's other one. An empty `apiKey`: none configured. */
   session: Omit<TranslationSessionOptions, 'targetLanguage'>;
   /** No delta for this long ends a transcript segment (the protocol has no turns). */
   idleMs?: number;
+  /** Failed attempts in a row (refused, dropped or stalled without an answer since) before giving up. Default 3. */
+  maxReconnects?: number;
+  /**
+   * Once the session is given up: the composed pipeline that serves the speaker instead (captions and,
+   * where it can, speech). Null or absent: the speaker goes untranslated and the status says why.
+   */
+  fallback?: (() => SpeakerStream) | null;
+  /** The speaker's status whenever it changes after a failure: reconnecting, translating again, fallback, unavailable. */
+  onStatus?: (status: StreamStatus) => void;
 }
 
 /** The provider's deltas stop this long: the segment is over. */
 export const SEGMENT_IDLE_MS = 1200;
+/** Failed attempts in a row before the session is given up. */
+export const MAX_RECONNECTS = 3;
 const MAX_RESTART_DELAY_MS = 10_000;
+/** Speech heard while the session is (re)opening is held back this long at most, then sent once it opens. */
+const HOLD_BACK_SAMPLES = REALTIME_SAMPLE_RATE * 3;
 /** Translated speech goes to the track in 20 ms frames. */
 const FRAME_SAMPLES = REALTIME_SAMPLE_RATE / 50;
 
@@ -48,9 +71,25 @@ export class RealtimeSpeakerPipeline implements SpeakerStream {
   private sequence = 0;
   private closed = false;
   private wake: (() => void) | null = null;
-  private dropped: (() => void) | null = null;
+  private dropped: ((how: 'closed' | 'dropped' | 'stalled') => void) | null = null;
   private service: StreamService;
   private readonly finishing: Promise<void>[] = [];
+  /** Speech heard while no session is open, sent once one is. */
+  private held: Int16Array[] = [];
+  private heldSamples = 0;
+  /** The current session said something: a failure after it starts a new count of attempts. */
+  private answered = false;
+  /** Once the session is given up: the composed pipeline serving the speaker, or none. */
+  private fallback: SpeakerStream | null = null;
+  private givenUp = false;
+  private state: StreamState = 'translating';
+  /**
+   * Where the speech the next segment translates began: the latest voiced frame that followed at least a
+   * segment's idle time of quiet audio (the protocol gives no word times). Taken by the next segment's first audio.
+   */
+  private onsetAt: number | null = null;
+  /** Milliseconds of quiet audio since the last voiced frame. */
+  private quietMs = Number.POSITIVE_INFINITY;
 
   constructor(private readonly options: RealtimeSpeakerPipelineOptions) {
     this.now = options.now ?? Date.now;
@@ -67,45 +106,82 @@ export class RealtimeSpeakerPipeline implements SpeakerStream {
 
   setService(service: StreamService): void {
     this.service = service;
+    this.fallback?.setService(service);
   }
 
   pushFrame(frame: AudioFrame): void {
-    if (this.closed || !this.session) return; // between sessions the speech is lost: the error says so
+    if (this.closed) return;
+    if (this.fallback) return this.fallback.pushFrame(frame);
+    if (this.givenUp) return; // untranslated: the status says why
     if (frame.sampleRate !== this.resamplerRate) {
       this.resamplerRate = frame.sampleRate;
       this.resampler = frame.sampleRate === REALTIME_SAMPLE_RATE ? null : new SincResampler(frame.sampleRate, REALTIME_SAMPLE_RATE);
     }
     let samples = frame.data.subarray(0, frame.samplesPerChannel * frame.channels);
+    if (!voiced(samples)) this.quietMs += (frame.samplesPerChannel / frame.sampleRate) * 1000;
+    else {
+      if (this.quietMs >= (this.options.idleMs ?? SEGMENT_IDLE_MS)) this.onsetAt = this.now();
+      this.quietMs = 0;
+    }
     if (frame.channels > 1) samples = Int16Array.from({ length: frame.samplesPerChannel }, (_, i) => samples[i * frame.channels]!);
-    this.session.append(this.resampler ? this.resampler.push(samples) : samples);
+    const speech = this.resampler ? this.resampler.push(samples) : samples;
+    if (this.session) return this.session.append(speech);
+    // Opening, or opening again: the latest few seconds wait for the session.
+    this.held.push(speech);
+    this.heldSamples += speech.length;
+    while (this.heldSamples - this.held[0]!.length >= HOLD_BACK_SAMPLES) this.heldSamples -= this.held.shift()!.length;
   }
 
   async run(): Promise<void> {
+    const maxFailures = this.options.maxReconnects ?? MAX_RECONNECTS;
     let delay = this.options.restartDelayMs ?? 500;
-    while (!this.closed) {
-      const lost = new Promise<void>((resolve) => (this.dropped = resolve));
+    let failures = 0;
+    /** What started the current run of failures: the reason reported when it ends in giving up. */
+    let cause: RealtimeFailureReason = 'refused';
+    if (!this.options.session.apiKey)
+      this.giveUp('missing_key', 'no API key is configured for the realtime translation session (OPENAI_API_KEY)');
+    while (!this.closed && !this.givenUp) {
+      const lost = new Promise<'closed' | 'dropped' | 'stalled'>((resolve) => (this.dropped = resolve));
+      let failure: { reason: RealtimeFailureReason; message: string; permanent: boolean };
       try {
+        this.answered = false;
         this.session = await TranslationSession.open({ ...this.options.session, targetLanguage: this.target }, this.sessionEvents());
-        delay = this.options.restartDelayMs ?? 500;
-      } catch (error) {
-        this.options.observer?.providerError('realtime', false);
-        this.options.onError?.(
-          error instanceof SessionRefused ? new Error(`realtime translation session refused: ${error.message}`) : error,
-        );
-      }
-      if (this.session) {
-        await lost;
+        for (const held of this.held) this.session.append(held);
+        this.held = [];
+        this.heldSamples = 0;
+        if (failures > 0) this.status('translating', null, 'the realtime translation session is open again');
+        const how = await lost;
         if (this.closed) break;
         this.session = null;
         // The provider's context went with the session: what it said so far is one segment.
         this.endSegment();
         this.options.observer?.recognitionRestart();
-        this.options.observer?.providerError('realtime', true);
-        this.options.onError?.(
-          new Error(`realtime translation session of ${this.options.speaker.identity} dropped; reopening in ${delay} ms`),
-        );
+        if (this.answered) {
+          failures = 0;
+          delay = this.options.restartDelayMs ?? 500;
+        }
+        const stallMs = this.options.session.stallMs ?? STALL_MS;
+        failure =
+          how === 'stalled'
+            ? { reason: 'stalled', message: `stalled: no answer for ${stallMs} ms while speech was sent`, permanent: false }
+            : { reason: 'dropped', message: 'dropped: the connection was lost', permanent: false };
+      } catch (error) {
+        const message = `refused: ${error instanceof Error ? error.message : String(error)}`;
+        failure = { reason: 'refused', message, permanent: error instanceof SessionRefused && error.permanent };
       }
       if (this.closed) break;
+      failures += 1;
+      if (failures === 1) cause = failure.reason;
+      const why = `realtime translation session of ${this.options.speaker.identity} ${failure.message}`;
+      if (failure.permanent || failures > maxFailures) {
+        this.options.observer?.providerError('realtime', false);
+        this.giveUp(failure.permanent ? failure.reason : cause, failure.permanent ? why : `${why} (${failures} failed attempts in a row)`);
+        break;
+      }
+      this.options.observer?.providerError('realtime', true);
+      this.options.observer?.realtimeFailure?.(failure.reason, 'retried');
+      this.options.onError?.(new Error(`${why}; reopening in ${delay} ms (attempt ${failures} of ${maxFailures})`));
+      this.status('reconnecting', failure.reason, `${why}; reopening`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
         this.wake = () => {
@@ -120,14 +196,44 @@ export class RealtimeSpeakerPipeline implements SpeakerStream {
     await this.session?.close();
     this.session = null;
     this.endSegment();
+    if (this.fallback) {
+      if (this.closed) this.fallback.close();
+      await this.fallback.run();
+    } else if (this.givenUp && !this.closed) {
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
     await Promise.all(this.finishing);
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.fallback?.close();
     this.wake?.();
-    this.dropped?.();
+    this.dropped?.('closed');
+  }
+
+  /**
+   * The session is given up: the composed pipeline takes the speaker over when there is one, else the
+   * speaker goes untranslated. Either way it is logged, counted by reason and shown on the status.
+   */
+  private giveUp(reason: RealtimeFailureReason, why: string): void {
+    this.givenUp = true;
+    this.held = [];
+    this.heldSamples = 0;
+    this.fallback = this.options.fallback?.() ?? null;
+    this.fallback?.setService(this.service);
+    this.options.observer?.realtimeFailure?.(reason, this.fallback ? 'fallback' : 'unavailable');
+    const what = this.fallback ? 'the composed pipeline translates instead' : 'not translated';
+    this.options.onError?.(new Error(`${why}; ${what}`));
+    this.status(this.fallback ? 'fallback' : 'unavailable', reason, `${why}; ${what}`);
+  }
+
+  private status(state: StreamState, reason: RealtimeFailureReason | null, message: string): void {
+    if (state === this.state && state === 'translating') return;
+    this.state = state;
+    const { identity, trackSid } = this.options.speaker;
+    this.options.onStatus?.({ speakerIdentity: identity, trackSid, state, reason, message });
   }
 
   private sessionEvents() {
@@ -160,14 +266,15 @@ export class RealtimeSpeakerPipeline implements SpeakerStream {
         this.options.observer?.providerError('realtime', true);
         this.options.onError?.(error);
       },
-      closed: (expected: boolean) => {
-        if (!expected) this.dropped?.();
+      closed: (how: 'closed' | 'dropped' | 'stalled') => {
+        if (how !== 'closed') this.dropped?.(how);
       },
     };
   }
 
   /** The open segment, or a new one: a delta after an idle gap starts the next segment. */
   private open(): OpenSegment {
+    this.answered = true;
     const now = this.now();
     if (!this.segment) {
       this.sequence += 1;
@@ -198,9 +305,14 @@ export class RealtimeSpeakerPipeline implements SpeakerStream {
     }
     if (!s.speech) {
       s.speech = new FrameQueue();
-      const delay = this.now() - s.startedAt;
+      const now = this.now();
+      const delay = now - s.startedAt;
       this.options.latency.record(direction, delay);
       this.options.observer?.firstAudio(this.source, this.target, delay);
+      // Word lag without word times (the protocol has none): the segment's speech onset to its first frame.
+      if (this.onsetAt !== null)
+        this.options.observer?.spokenChunk?.(this.source, this.target, { wordStarts: [this.onsetAt], firstFrameAt: now });
+      this.onsetAt = null;
       s.playing = this.options.outputs.play(this.target, s.speech).catch((error: unknown) => this.options.onError?.(error));
     }
     const step = (sampleRate * 20) / 1000 || FRAME_SAMPLES;

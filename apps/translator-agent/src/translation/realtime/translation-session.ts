@@ -18,6 +18,8 @@ export interface TranslationSessionOptions {
   inputTranscriptionModel: string | null;
   /** How long opening (connect, created, updated) may take. */
   openTimeoutMs?: number;
+  /** Speech sent and no server event for this long: the provider stopped answering (the session is cut, `stalled`). */
+  stallMs?: number;
 }
 
 export interface TranslationSessionEvents {
@@ -26,15 +28,34 @@ export interface TranslationSessionEvents {
   outputAudio(samples: Int16Array, sampleRate: number): void;
   /** An `error` event the session survives (the protocol says most are recoverable). */
   error(error: Error): void;
-  /** The socket closed: `expected` after `close()`, otherwise a drop. */
-  closed(expected: boolean): void;
+  /**
+   * The session ended: `closed` after `close()`; `dropped` when the connection went away by itself;
+   * `stalled` when it was cut because speech went unanswered for `stallMs`.
+   */
+  closed(how: 'closed' | 'dropped' | 'stalled'): void;
 }
 
 /** A pipeline's sessions: everything but the target language, which is per speaker. */
 export type RealtimeSessionOptions = Omit<TranslationSessionOptions, 'targetLanguage'>;
 
-/** Why a session could not be opened: a refused key, an error before the session was configured, no answer. */
-export class SessionRefused extends Error {}
+/**
+ * Why a session could not be opened: a refused key, an error before the session was configured, no answer.
+ * `permanent` when the service itself said no (an HTTP 4xx other than 408 and 429, an `error` event):
+ * trying again the same way would be refused again.
+ */
+export class SessionRefused extends Error {
+  constructor(
+    message: string,
+    readonly permanent = false,
+  ) {
+    super(message);
+  }
+}
+
+/** No server event for this long while speech is being sent: the provider stopped answering. */
+export const STALL_MS = 8000;
+/** Audio louder than this (RMS of PCM16) is speech: the provider should answer it. */
+const VOICED_RMS = 300;
 
 /**
  * One realtime translation session over its WebSocket: opened and configured (target language, source
@@ -45,6 +66,10 @@ export class TranslationSession {
   private pending: Int16Array[] = [];
   private pendingSamples = 0;
   private closing = false;
+  private stalled = false;
+  /** The stall timer: armed by the first voiced chunk after the server's last event. */
+  private unanswered: NodeJS.Timeout | null = null;
+  private stallMs = STALL_MS;
 
   private constructor(
     socket: WebSocket,
@@ -60,6 +85,7 @@ export class TranslationSession {
       handshakeTimeout: options.openTimeoutMs ?? 10_000,
     });
     const session = new TranslationSession(socket, events);
+    session.stallMs = options.stallMs ?? STALL_MS;
     return new Promise<TranslationSession>((resolve, reject) => {
       let state: 'opening' | 'open' | 'failed' = 'opening';
       const timeoutMs = options.openTimeoutMs ?? 10_000;
@@ -71,14 +97,17 @@ export class TranslationSession {
         socket.terminate();
         reject(error);
       };
-      socket.on('unexpected-response', (_request, response) =>
-        fail(new SessionRefused(`the translation endpoint answered HTTP ${response.statusCode ?? '?'}`)),
-      );
+      socket.on('unexpected-response', (_request, response) => {
+        const status = response.statusCode ?? 0;
+        const permanent = status >= 400 && status < 500 && status !== 408 && status !== 429;
+        fail(new SessionRefused(`the translation endpoint answered HTTP ${status || '?'}`, permanent));
+      });
       socket.on('error', (error) => (state === 'open' ? events.error(error) : fail(new SessionRefused(error.message))));
       socket.on('close', () => {
+        session.answered();
         if (state === 'opening')
           fail(new SessionRefused('the translation endpoint closed the connection before the session was configured'));
-        else if (state === 'open') events.closed(session.closing);
+        else if (state === 'open') events.closed(session.closing ? 'closed' : session.stalled ? 'stalled' : 'dropped');
       });
       socket.on('message', (data) => {
         let event: TranslationServerEvent;
@@ -88,6 +117,7 @@ export class TranslationSession {
           return;
         }
         if (state === 'open') {
+          session.answered();
           session.dispatch(event);
           return;
         }
@@ -110,7 +140,7 @@ export class TranslationSession {
             resolve(session);
             return;
           case 'error':
-            fail(new SessionRefused(`${event.error.code ?? event.error.type}: ${event.error.message}`));
+            fail(new SessionRefused(`${event.error.code ?? event.error.type}: ${event.error.message}`, true));
             return;
           case 'session.closed':
           case 'session.input_transcript.delta':
@@ -131,6 +161,7 @@ export class TranslationSession {
     while (this.pendingSamples >= chunk) {
       const all = concat(this.pending);
       this.send({ type: 'session.input_audio_buffer.append', audio: base64(all.subarray(0, chunk)) });
+      if (!this.unanswered && voiced(all.subarray(0, chunk))) this.unanswered = setTimeout(() => this.stall(), this.stallMs);
       const rest = all.slice(chunk);
       this.pending = [rest];
       this.pendingSamples = rest.length;
@@ -155,6 +186,20 @@ export class TranslationSession {
       });
       this.send({ type: 'session.close' });
     });
+  }
+
+  /** The server said something: speech sent so far is not unanswered. */
+  private answered(): void {
+    if (this.unanswered) clearTimeout(this.unanswered);
+    this.unanswered = null;
+  }
+
+  /** Speech went unanswered for `stallMs`: the connection is cut (`closed('stalled')`). */
+  private stall(): void {
+    this.unanswered = null;
+    if (this.closing) return;
+    this.stalled = true;
+    this.socket.terminate();
   }
 
   private send(event: TranslationClientEvent): void {
@@ -195,6 +240,13 @@ function concat(parts: Int16Array[]): Int16Array {
     at += part.length;
   }
   return out;
+}
+
+/** Whether the audio is speech rather than silence (its RMS above `VOICED_RMS`). */
+export function voiced(samples: Int16Array): boolean {
+  let sum = 0;
+  for (const s of samples) sum += s * s;
+  return Math.sqrt(sum / Math.max(1, samples.length)) > VOICED_RMS;
 }
 
 function base64(samples: Int16Array): string {
