@@ -5,11 +5,11 @@
  */
 import { QUEUES, type TranslatorEventJob } from '@app/contracts';
 import { initializeLogger } from '@livekit/agents';
-import { AudioFrame, AudioSource, dispose, LocalAudioTrack } from '@livekit/rtc-node';
+import { AudioFrame, dispose } from '@livekit/rtc-node';
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { FakeRoom, type SentText } from '../../test/support/fake-room';
+import { FakeRoom, recordAudio, type SentText } from '../../test/support/fake-room';
 import { goForward, librivoxClips, localProviders } from '../../test/support/local-speech';
 import { deleteQueueKeys, reportRecordedRoom } from '../../test/support/recorded-room';
 import { deliveredFrames } from '../tools/file-translation';
@@ -31,33 +31,6 @@ function speech(audio: PcmAudio): AudioFrame[] {
       () => new AudioFrame(new Int16Array(OUTPUT_SAMPLE_RATE / 100), OUTPUT_SAMPLE_RATE, 1, OUTPUT_SAMPLE_RATE / 100),
     );
   return [...silence(500), ...deliveredFrames(audio, OUTPUT_SAMPLE_RATE), ...silence(1500)];
-}
-
-/** Which published language each real AudioSource is, and the seconds of speech captured onto it. */
-function recordAudio() {
-  const languageOf = new Map<AudioSource, string>();
-  const seconds = new Map<string, number>();
-  const rates = new Set<number>();
-  const realCreate = LocalAudioTrack.createAudioTrack.bind(LocalAudioTrack);
-  const create = jest.spyOn(LocalAudioTrack, 'createAudioTrack').mockImplementation((name: string, source: AudioSource) => {
-    languageOf.set(source, name.replace('translation-', ''));
-    return realCreate(name, source);
-  });
-  const capture = AudioSource.prototype.captureFrame;
-  const spy = jest.spyOn(AudioSource.prototype, 'captureFrame').mockImplementation(function (this: AudioSource, frame: AudioFrame) {
-    const language = languageOf.get(this) ?? '?';
-    seconds.set(language, (seconds.get(language) ?? 0) + frame.samplesPerChannel / frame.sampleRate);
-    rates.add(frame.sampleRate);
-    return capture.call(this, frame);
-  });
-  return {
-    seconds,
-    rates,
-    restore: () => {
-      spy.mockRestore();
-      create.mockRestore();
-    },
-  };
 }
 
 const captions = (texts: SentText[], kind: string) => texts.filter((t) => t.attributes[CAPTION_ATTR.kind] === kind);

@@ -4,6 +4,8 @@
  * Audio stays real: tracks are rtc-node `LocalAudioTrack`s over real `AudioSource`s.
  */
 import {
+  AudioSource,
+  LocalAudioTrack,
   ParticipantKind,
   RoomEvent,
   TrackKind,
@@ -28,6 +30,8 @@ export class FakeRoom extends EventEmitter {
   readonly remoteParticipants = new Map<string, RemoteParticipant>();
   readonly publishedTracks: string[] = [];
   readonly texts: SentText[] = [];
+  /** The translator participant's attributes, as `setAttributes` left them. */
+  readonly attributes: Record<string, string> = {};
   private readonly audio = new Map<string, AudioFrame[]>();
 
   readonly localParticipant = {
@@ -35,6 +39,7 @@ export class FakeRoom extends EventEmitter {
       this.publishedTracks.push(track.name ?? '');
       return { sid: `TR_agent_${track.name}` };
     },
+    setAttributes: async (attributes: Record<string, string>) => void Object.assign(this.attributes, attributes),
     streamText: async (options?: { topic?: string; attributes?: Record<string, string>; senderIdentity?: string }) => {
       const parts: string[] = [];
       return {
@@ -91,5 +96,32 @@ export class FakeRoom extends EventEmitter {
       })(),
       stop: () => void (stopped = true),
     };
+  };
+}
+
+/** Which published language each real AudioSource is, and the seconds of speech captured onto it. */
+export function recordAudio() {
+  const languageOf = new Map<AudioSource, string>();
+  const seconds = new Map<string, number>();
+  const rates = new Set<number>();
+  const realCreate = LocalAudioTrack.createAudioTrack.bind(LocalAudioTrack);
+  const create = jest.spyOn(LocalAudioTrack, 'createAudioTrack').mockImplementation((name: string, source: AudioSource) => {
+    languageOf.set(source, name.replace('translation-', ''));
+    return realCreate(name, source);
+  });
+  const capture = AudioSource.prototype.captureFrame;
+  const spy = jest.spyOn(AudioSource.prototype, 'captureFrame').mockImplementation(function (this: AudioSource, frame: AudioFrame) {
+    const language = languageOf.get(this) ?? '?';
+    seconds.set(language, (seconds.get(language) ?? 0) + frame.samplesPerChannel / frame.sampleRate);
+    rates.add(frame.sampleRate);
+    return capture.call(this, frame);
+  });
+  return {
+    seconds,
+    rates,
+    restore: () => {
+      spy.mockRestore();
+      create.mockRestore();
+    },
   };
 }

@@ -153,8 +153,10 @@ export class RealtimeTranslationStandIn {
     const script = this.script[line % this.script.length]!;
     const input = script.input.split(' ')[word];
     const output = script.output.split(' ')[word];
-    if (input && transcribe) send({ type: 'session.input_transcript.delta', delta: word === 0 ? input : ` ${input}` });
-    if (output) send({ type: 'session.output_transcript.delta', delta: word === 0 ? output : ` ${output}` });
+    // The deltas join into readable text: every word but the session's first comes with its space.
+    const first = line === 0 && word === 0;
+    if (input && transcribe) send({ type: 'session.input_transcript.delta', delta: first ? input : ` ${input}` });
+    if (output) send({ type: 'session.output_transcript.delta', delta: first ? output : ` ${output}` });
     const tone = Int16Array.from({ length: CHUNK }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 220 * i) / RATE)));
     send({ type: 'session.output_audio.delta', delta: Buffer.from(tone.buffer).toString('base64'), sample_rate: RATE, channels: 1 });
   }
