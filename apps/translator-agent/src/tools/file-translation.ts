@@ -5,12 +5,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ownFrame } from '../translation/frames';
 import { LanguageOutput } from '../translation/language-output';
 import { LatencyTracker } from '../translation/latency-tracker';
+import { RealtimeSpeakerPipeline } from '../translation/realtime/realtime-speaker-pipeline';
+import type { RealtimeSessionOptions } from '../translation/realtime/translation-session';
 import { SpeakerPipeline } from '../translation/speaker-pipeline';
-import type { FinalSegment, TranscriptSegment, TranslationOutputs, TranslationSegment } from '../translation/speaker-stream';
+import type { FinalSegment, SpeakerStream, TranscriptSegment, TranslationOutputs, TranslationSegment } from '../translation/speaker-stream';
 import type { SpeechProviders } from '../translation/speech-providers';
 import { SincResampler } from '../local/sinc-resampler';
 import type { PipelineObserver } from '../metrics/agent-metrics';
 import type { ChunkPolicy } from '../translation/stable-chunks';
+import type { StreamStatus } from '../translation/translator-status';
 import { summarizeWordLag, type SpokenChunk, type WordLagSummary } from '../translation/word-lag';
 import { RealTimeSink } from './real-time-sink';
 import type { PcmAudio } from './wav';
@@ -46,6 +49,13 @@ export interface FileTranslationOptions {
   report?: (segment: FinalSegment) => Promise<void>;
   /** Simultaneous mode's chunk policy; null or absent: sentence mode. */
   simultaneous?: ChunkPolicy | null;
+  /**
+   * The speaker through a hosted speech-to-speech session instead of `providers`' stages
+   * (`TRANSLATOR_PIPELINE=openai-realtime`); with `fallback`, the stages take over if it is given up.
+   */
+  realtime?: (RealtimeSessionOptions & { fallback?: boolean }) | null;
+  /** The speaker's status when the realtime session fails (reconnecting, fallback, unavailable): stderr in `translate:file`. */
+  onStatus?: (status: StreamStatus) => void;
 }
 
 export interface FileTranslation {
@@ -55,12 +65,15 @@ export interface FileTranslation {
   output_seconds: number;
   /**
    * End of the first utterance's speech in the input → its first translated audio frame, or null when
-   * nothing was said. Simultaneous mode: end of the first chunk's speech → its first frame.
+   * nothing was said. Simultaneous mode: end of the first chunk's speech → its first frame. Realtime:
+   * the first segment's first delta → its first frame.
    */
   first_audio_ms: number | null;
   /**
    * Each recognized word's start → the first frame of the translated speech carrying it, over all
    * spoken words; null when nothing was spoken or the input was not fed in real time (`paced: false`).
+   * Realtime (no word times in the protocol): per segment, the onset of the speech it translates (the
+   * input's first voiced frame after a pause) → its first translated frame, i.e. each segment's first word.
    */
   word_lag_ms: Omit<WordLagSummary, 'words'> | null;
   /** Pieces of translated speech: utterances in sentence mode, chunks in simultaneous mode. */
@@ -171,18 +184,27 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
       await options.report?.(s);
     },
   };
-  const pipeline = new SpeakerPipeline({
-    providers: options.providers,
-    mode: 'dual',
-    roomLanguages: [options.from, options.to],
+  const common = {
+    mode: 'dual' as const,
+    roomLanguages: [options.from, options.to] as const,
     speaker: { identity: options.identity ?? 'file', languages: [options.from], trackSid: 'TR_file' },
     segmentPrefix: options.segmentPrefix ?? 'file',
     outputs,
     latency: new LatencyTracker(),
     onError: options.onError,
     observer: watching,
-    simultaneous: options.simultaneous ?? null,
-  });
+  };
+  const composed = (segmentPrefix = common.segmentPrefix) =>
+    new SpeakerPipeline({ ...common, segmentPrefix, providers: options.providers, simultaneous: options.simultaneous ?? null });
+  const { realtime } = options;
+  const pipeline: SpeakerStream = realtime
+    ? new RealtimeSpeakerPipeline({
+        ...common,
+        session: realtime,
+        fallback: realtime.fallback ? () => composed(`${common.segmentPrefix}-fb`) : null,
+        onStatus: options.onStatus,
+      })
+    : composed();
   const running = pipeline.run();
 
   const samplesPerFrame = (sampleRate * frameMs) / 1000;
@@ -224,11 +246,12 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
       translation: [...new Map(translations.map((t) => [t.segmentId, t.text])).values()].join(' '),
       input_seconds: round(options.audio.samples.length / options.audio.channels / options.audio.sampleRate),
       output_seconds: round(outputSamples / sampleRate),
-      first_audio_ms: options.simultaneous
-        ? (firstPieceMs ?? null)
-        : firstUtterance
-          ? Math.round(firstUtterance.firstAudioAt - firstUtterance.speechEndAt)
-          : null,
+      first_audio_ms:
+        options.simultaneous || realtime
+          ? (firstPieceMs ?? null)
+          : firstUtterance
+            ? Math.round(firstUtterance.firstAudioAt - firstUtterance.speechEndAt)
+            : null,
       word_lag_ms: paced ? lagOf(spoken) : null,
       chunks_spoken: spoken.length,
       speech_end_after_input_ms: sink && sink.endsAt > 0 ? Math.round(sink.endsAt - inputEndsAt) : null,

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { LIBRIVOX } from '../../test/support/local-speech';
+import { RealtimeTranslationStandIn } from '../../test/support/realtime-translation-standin';
 import { deleteQueueKeys } from '../../test/support/recorded-room';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
 import { parseWav } from './wav';
@@ -135,6 +136,36 @@ describe('npm run -s translate:file', () => {
       await worker.close();
       await connection.quit();
       await deleteQueueKeys(redisUrl, prefix);
+    }
+  }, 90_000);
+
+  it("TRANSLATOR_PIPELINE=openai-realtime (against the protocol stand-in): the same JSON, word lag measured from each segment's speech onset", async () => {
+    const standIn = new RealtimeTranslationStandIn([
+      { input: 'he was not an ill disposed young man', output: 'no era un joven mal dispuesto' },
+    ]);
+    try {
+      const baseUrl = await standIn.start();
+      const started = Date.now();
+      const { stdout } = await run(
+        'npm',
+        ['run', '-s', 'translate:file', '--', '--from', 'en', '--to', 'es', '--in', `${LIBRIVOX}/${CLIP}.wav`],
+        {
+          cwd: ROOT,
+          env: { ...process.env, TRANSLATOR_PIPELINE: 'openai-realtime', OPENAI_API_KEY: 'sk-standin', OPENAI_BASE_URL: baseUrl },
+          timeout: 60_000,
+        },
+      );
+      const result = JSON.parse(stdout) as Record<string, unknown>;
+      expect(standIn.connections).toBe(1);
+      expect(result.transcript).toMatch(/^he was not an/);
+      expect(result.translation).toMatch(/^no era un joven/);
+      expect(Number(result.output_seconds)).toBeGreaterThan(1);
+      expect(Number(result.chunks_spoken)).toBeGreaterThanOrEqual(1);
+      expect(Number(result.first_audio_ms)).toBeGreaterThanOrEqual(0);
+      const lag = result.word_lag_ms as { p50: number; p95: number; max: number };
+      expect(0 < lag.p50 && lag.p50 <= lag.p95 && lag.p95 <= lag.max && lag.max < Date.now() - started).toBe(true);
+    } finally {
+      await standIn.stop();
     }
   }, 90_000);
 

@@ -93,6 +93,7 @@ async function main(): Promise<void> {
     ? new TranslatorEventsReporter(redisUrl, queuePrefix, { id: session, roomId: args.room, livekitRoom: args['livekit-room'] ?? '' })
     : null;
   let reported = 0;
+  const { realtime } = loaded.config.pipeline;
   try {
     const detail = await translateFile({
       from: args.from,
@@ -101,6 +102,15 @@ async function main(): Promise<void> {
       providers,
       sampleRate: OUTPUT_SAMPLE_RATE,
       simultaneous: chunkPolicyFor(loaded.config.pipeline.timing),
+      realtime: realtime && {
+        ...realtime,
+        apiKey: loaded.config.pipeline.openai?.apiKey ?? '',
+        inputTranscriptionModel: realtime.transcriptionModel,
+      },
+      // The realtime session's failures (refused, dropped, stalled) and what followed: one line each.
+      ...(realtime
+        ? { onError: (error: unknown) => process.stderr.write(`translate:file: ${String((error as Error)?.message ?? error)}\n`) }
+        : {}),
       ...(reporter
         ? {
             identity: args.identity ?? 'file',
