@@ -5,14 +5,13 @@
  */
 import { QUEUES, type TranslatorEventJob } from '@app/contracts';
 import { initializeLogger } from '@livekit/agents';
-import { AudioFrame, dispose } from '@livekit/rtc-node';
+import { dispose } from '@livekit/rtc-node';
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { FakeRoom, recordAudio, type SentText } from '../../test/support/fake-room';
+import { FakeRoom, recordAudio, trackFrames as speech, type SentText } from '../../test/support/fake-room';
 import { goForward, librivoxClips, localProviders } from '../../test/support/local-speech';
 import { deleteQueueKeys, reportRecordedRoom } from '../../test/support/recorded-room';
-import { deliveredFrames } from '../tools/file-translation';
 import type { PcmAudio } from '../tools/wav';
 import { ATTR, CAPTION_ATTR, TRANSCRIPTION_TOPIC } from './captions';
 import { LocalAdmission, StreamBudget, type StreamAdmission } from '../capacity/stream-budget';
@@ -23,15 +22,6 @@ import { OUTPUT_SAMPLE_RATE, RoomTranslator, type SegmentReporter } from './room
 import type { SpeechProviders } from './speech-providers';
 
 initializeLogger({ pretty: false, level: 'error' });
-
-function speech(audio: PcmAudio): AudioFrame[] {
-  const silence = (ms: number) =>
-    Array.from(
-      { length: ms / 10 },
-      () => new AudioFrame(new Int16Array(OUTPUT_SAMPLE_RATE / 100), OUTPUT_SAMPLE_RATE, 1, OUTPUT_SAMPLE_RATE / 100),
-    );
-  return [...silence(500), ...deliveredFrames(audio, OUTPUT_SAMPLE_RATE), ...silence(1500)];
-}
 
 const captions = (texts: SentText[], kind: string) => texts.filter((t) => t.attributes[CAPTION_ATTR.kind] === kind);
 

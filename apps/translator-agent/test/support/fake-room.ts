@@ -4,12 +4,12 @@
  * Audio stays real: tracks are rtc-node `LocalAudioTrack`s over real `AudioSource`s.
  */
 import {
+  AudioFrame,
   AudioSource,
   LocalAudioTrack,
   ParticipantKind,
   RoomEvent,
   TrackKind,
-  type AudioFrame,
   type LocalParticipant,
   type LocalTrack,
   type RemoteParticipant,
@@ -17,7 +17,9 @@ import {
 } from '@livekit/rtc-node';
 import { EventEmitter } from 'node:events';
 import { setImmediate } from 'node:timers/promises';
-import type { TrackAudio } from '../../src/translation/room-translator';
+import { deliveredFrames } from '../../src/tools/file-translation';
+import type { PcmAudio } from '../../src/tools/wav';
+import { OUTPUT_SAMPLE_RATE, type TrackAudio } from '../../src/translation/room-translator';
 
 export interface SentText {
   text: string;
@@ -124,4 +126,14 @@ export function recordAudio() {
       create.mockRestore();
     },
   };
+}
+
+/** What a speaker's track delivers: half a second of silence, the speech at the tracks' rate in 10 ms frames, 1.5 s of silence. */
+export function trackFrames(audio: PcmAudio): AudioFrame[] {
+  const silence = (ms: number) =>
+    Array.from(
+      { length: ms / 10 },
+      () => new AudioFrame(new Int16Array(OUTPUT_SAMPLE_RATE / 100), OUTPUT_SAMPLE_RATE, 1, OUTPUT_SAMPLE_RATE / 100),
+    );
+  return [...silence(500), ...deliveredFrames(audio, OUTPUT_SAMPLE_RATE), ...silence(1500)];
 }

@@ -1,11 +1,10 @@
 import { initializeLogger } from '@livekit/agents';
-import { AudioFrame, dispose } from '@livekit/rtc-node';
+import { dispose } from '@livekit/rtc-node';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FakeRoom, recordAudio } from '../../../test/support/fake-room';
+import { FakeRoom, recordAudio, trackFrames as speech } from '../../../test/support/fake-room';
 import { goForward, librivoxClips, localProviders } from '../../../test/support/local-speech';
 import { RealtimeTranslationStandIn, type Refusal } from '../../../test/support/realtime-translation-standin';
 import { AgentMetrics } from '../../metrics/agent-metrics';
-import { deliveredFrames } from '../../tools/file-translation';
 import type { PcmAudio } from '../../tools/wav';
 import { ATTR, CAPTION_ATTR } from '../captions';
 import { LatencyTracker } from '../latency-tracker';
@@ -32,15 +31,6 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
 /** Polls `done` every 10 ms, at most `ms`. */
 async function until(done: () => boolean, ms: number): Promise<void> {
   for (let waited = 0; waited < ms && !done(); waited += 10) await sleep(10);
-}
-
-function speech(audio: PcmAudio): AudioFrame[] {
-  const silence = (ms: number) =>
-    Array.from(
-      { length: ms / 10 },
-      () => new AudioFrame(new Int16Array(OUTPUT_SAMPLE_RATE / 100), OUTPUT_SAMPLE_RATE, 1, OUTPUT_SAMPLE_RATE / 100),
-    );
-  return [...silence(300), ...deliveredFrames(audio, OUTPUT_SAMPLE_RATE), ...silence(1500)];
 }
 
 describe('RoomTranslator with the realtime translation pipeline against its protocol stand-in (real AudioSource tracks)', () => {

@@ -224,15 +224,21 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
     expect(h.translations.at(-1)).toMatchObject({ text: SCRIPT[0]!.output });
   }, 30_000);
 
-  it('a refused session (a wrong key: HTTP 401) is not retried: the composed pipeline takes the speaker over, the status says why', async () => {
-    const fallback = standby();
-    const h = harness(baseUrl, 'sk-wrong', { fallback: () => fallback.stream });
+  /** Runs the pipeline until its first status (the session given up), then speaks a clip into it and ends it: the frames said. */
+  const speakAfterStatus = async (h: ReturnType<typeof harness>) => {
     const running = h.pipeline.run();
     for (let i = 0; i < 300 && h.statuses.length === 0; i += 1) await sleep(10);
     const frames = speech(1);
     for (const frame of frames) h.pipeline.pushFrame(frame);
     h.pipeline.close();
     await running;
+    return frames;
+  };
+
+  it('a refused session (a wrong key: HTTP 401) is not retried: the composed pipeline takes the speaker over, the status says why', async () => {
+    const fallback = standby();
+    const h = harness(baseUrl, 'sk-wrong', { fallback: () => fallback.stream });
+    const frames = await speakAfterStatus(h);
 
     expect(standIn.connections).toBe(0);
     expect(h.statuses).toEqual([
@@ -252,11 +258,7 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
   it('a session the service refuses with an error event (insufficient quota) is reported as such; without a fallback the speaker is untranslated', async () => {
     standIn.refuse({ error: { type: 'insufficient_quota', code: 'insufficient_quota', message: 'You exceeded your current quota.' } });
     const h = harness(baseUrl);
-    const running = h.pipeline.run();
-    for (let i = 0; i < 300 && h.statuses.length === 0; i += 1) await sleep(10);
-    for (const frame of speech(1)) h.pipeline.pushFrame(frame);
-    h.pipeline.close();
-    await running;
+    await speakAfterStatus(h);
 
     expect(standIn.connections).toBe(1);
     expect(h.statuses).toEqual([
@@ -274,11 +276,7 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
   it('a missing key never reaches the network: the fallback serves the speaker from the start', async () => {
     const fallback = standby();
     const h = harness(baseUrl, '', { fallback: () => fallback.stream });
-    const running = h.pipeline.run();
-    const frames = speech(1);
-    for (const frame of frames) h.pipeline.pushFrame(frame);
-    h.pipeline.close();
-    await running;
+    const frames = await speakAfterStatus(h);
 
     expect(standIn.connections).toBe(0);
     expect(h.statuses).toEqual([expect.objectContaining({ state: 'fallback', reason: 'missing_key' })]);
