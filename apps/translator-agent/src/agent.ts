@@ -101,9 +101,12 @@ function openJob(ctx: JobContext): TranslatorJob {
   return { ctx, logger, config, job, reporter, metrics, providers };
 }
 
-/** Logs and reports the directions the pipeline cannot translate; whether any direction is left to serve. */
-async function servesAnyDirection({ logger, job, reporter, providers }: TranslatorJob): Promise<boolean> {
-  const support = roomSupport(job.languages, providers);
+/**
+ * Logs and reports the directions the pipeline cannot translate; whether any direction is left to serve.
+ * A realtime session with a key serves both directions, whatever its fallback stages could.
+ */
+async function servesAnyDirection({ logger, config, job, reporter, providers }: TranslatorJob): Promise<boolean> {
+  const support = roomSupport(job.languages, providers, Boolean(config.pipeline.realtime && config.pipeline.openai));
   if (support.line) {
     logger.warn({ roomId: job.roomId, refused: support.refused }, support.line);
     await reporter.latency(support.refused.map(refusedReport)).catch((error: unknown) => logger.warn({ error }, 'report failed'));

@@ -75,7 +75,9 @@ async function main(): Promise<void> {
   const providers = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, (stage, error) =>
     process.stderr.write(`translate:file: ${stage} error: ${String((error as Error)?.message ?? error)}\n`),
   );
-  if (!providers.supports(args.from, args.to)) {
+  // The realtime session (with a key) translates any pair; otherwise the stages must.
+  const hosted = Boolean(loaded.config.pipeline.realtime && loaded.config.pipeline.openai);
+  if (!hosted && !providers.supports(args.from, args.to)) {
     const why = providers.whyNot?.(args.from, args.to);
     fail(`the pipeline (${describePipeline(loaded.config.pipeline)}) cannot translate ${args.from}>${args.to}${why ? `: ${why}` : ''}`);
   }

@@ -11,11 +11,18 @@ export interface RoomSupport {
   line: string | null;
 }
 
-/** Which of a room's two directions the configured pipeline can serve (a local one: what is installed). */
+/**
+ * Which of a room's two directions the configured pipeline can serve (a local one: what is installed).
+ * With a hosted speech-to-speech session that can open (`realtime`: a key is configured), every direction
+ * is served: the session translates any pair, and a speaker its fallback stages cannot translate is captioned.
+ */
 export function roomSupport(
   languages: readonly [string, string],
   providers: Pick<SpeechProviders, 'label' | 'supports' | 'whyNot'>,
+  realtime = false,
 ): RoomSupport {
+  if (realtime)
+    return { served: [directionLabel(languages[0], languages[1]), directionLabel(languages[1], languages[0])], refused: [], line: null };
   const [a, b] = languages;
   const served: string[] = [];
   const refused: string[] = [];

@@ -320,5 +320,7 @@ describe('RoomTranslator on recorded speech (local pipeline, real AudioSource tr
       refused: ['es>en'],
       line: expect.stringContaining('no PocketSphinx recognizer for "es" speech (Debian ships only en-us): set TRANSLATOR_STT='),
     });
+    // The realtime session (with a key) serves both directions, whatever its local fallback stages can do.
+    expect(roomSupport(['en', 'es'], providers, true)).toEqual({ served: ['en>es', 'es>en'], refused: [], line: null });
   });
 });
