@@ -56,6 +56,8 @@ describe('RoomTranslator with the realtime translation pipeline against its prot
     refuse?: Refusal;
     fallback?: boolean;
     waitForSessions: number;
+    /** After its speech, each track waits for `before` (bounded by the test), then says `audio` too. */
+    then?: { audio: PcmAudio; before: (room: FakeRoom, standIn: RealtimeTranslationStandIn) => Promise<void> };
   }) {
     standIn = new RealtimeTranslationStandIn(SCRIPT);
     const baseUrl = await standIn.start();
@@ -72,6 +74,9 @@ describe('RoomTranslator with the realtime translation pipeline against its prot
         frames: (async function* () {
           await until(() => stand.updates.length >= options.waitForSessions, 5000);
           yield* heard.frames;
+          if (!options.then) return;
+          await within(options.then.before(room, stand), 10_000, 'before the second clip');
+          yield* speech(options.then.audio);
         })(),
         stop: heard.stop,
       };
@@ -166,6 +171,41 @@ describe('RoomTranslator with the realtime translation pipeline against its prot
     expect(text).toMatch(/^translator_word_lag_seconds_count\{from="es",to="en"\} 1$/m);
     expect(text).not.toMatch(/^translator_realtime_failures_total\{/m);
     expect(Object.keys(room.attributes)).toEqual([]);
+  }, 60_000);
+
+  it('a dropped connection in a room: the status shows it reconnecting and back, speech after it is translated and spoken again', async () => {
+    const statusOf = (room: FakeRoom) =>
+      (JSON.parse(room.attributes[`${STATUS_ATTR_PREFIX}ana`] ?? '{}') as { state?: string; reason?: string }).state;
+    const seen: (string | undefined)[] = [];
+    const {
+      room,
+      audio,
+      metrics,
+      segments,
+      standIn: stand,
+    } = await runRoom({
+      speakers: [{ identity: 'ana', languages: ['en'], trackSid: 'TR_ana', audio: clip(1) }],
+      waitForSessions: 1,
+      then: {
+        audio: clip(4),
+        before: async (r, s) => {
+          await until(() => texts(r, 'translation', 'ana').length > 0, 5000);
+          s.drop();
+          await until(() => statusOf(r) === 'reconnecting', 5000);
+          seen.push(statusOf(r));
+          await until(() => statusOf(r) === 'translating', 5000);
+          seen.push(statusOf(r));
+        },
+      },
+    });
+
+    expect(stand.connections).toBe(2);
+    expect(seen).toEqual(['reconnecting', 'translating']);
+    expect(JSON.parse(room.attributes[`${STATUS_ATTR_PREFIX}ana`]!)).toMatchObject({ state: 'translating', reason: null });
+    // One segment per session, both translated; speech on the Spanish track from both.
+    expect(segments.map((s) => s.translation?.text.startsWith('no era un joven'))).toEqual([true, true]);
+    expect(audio.seconds.get('es')).toBeGreaterThan(1);
+    expect(await metrics.registry.metrics()).toMatch(/^translator_realtime_failures_total\{reason="dropped",outcome="retried"\} 1$/m);
   }, 60_000);
 
   it('a refused session without a fallback: the translator’s status says why, the metrics count it, nothing is played', async () => {
