@@ -201,13 +201,18 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
     expect(h.segments.map((s) => s.text)).toEqual([SCRIPT[0]!.input]);
   }, 30_000);
 
-  it('a provider that stops answering speech is cut after the stall time and reopened; translation goes on', async () => {
+  it('a provider that stops answering speech is cut after the stall time and reopened (silence it may ignore); translation goes on', async () => {
     const h = harness(baseUrl, 'sk-standin', {
       session: { baseUrl, apiKey: 'sk-standin', inputTranscriptionModel: null, openTimeoutMs: 2000, stallMs: 400 },
     });
     const running = h.pipeline.run();
     await opened();
     standIn.stall();
+    // Unanswered silence is no stall: twice the stall time of it leaves the session alone.
+    for (const frame of silence(1000)) h.pipeline.pushFrame(frame);
+    await sleep(800);
+    expect(h.statuses).toEqual([]);
+    expect(standIn.connections).toBe(1);
     for (const frame of speech(1)) h.pipeline.pushFrame(frame);
     for (let i = 0; i < 300 && h.statuses.length === 0; i += 1) await sleep(10);
     standIn.stall(false);
