@@ -1,1 +1,3 @@
 export * from './glossary-entries';
+export * from './compiled-glossary';
+export * from './glossary-matcher';

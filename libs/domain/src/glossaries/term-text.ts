@@ -16,7 +16,6 @@
 
 const CONTINUOUS_SCRIPT = String.raw`\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}`;
 const WORD = new RegExp(String.raw`[${CONTINUOUS_SCRIPT}]\p{M}*|(?:(?![${CONTINUOUS_SCRIPT}])[\p{L}\p{N}\p{M}])+`, 'gu');
-const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 
 export interface Word {
   /** UTF-16 offsets into the text. */
@@ -93,9 +92,4 @@ export function termKey(term: string, caseSensitive: boolean): string {
   let key = pattern.lead + parts[0];
   for (let i = 1; i < parts.length; i++) key += pattern.gaps[i - 1] + parts[i];
   return key + pattern.trail;
-}
-
-/** Whether `c` (one character) is part of words. */
-export function isWordChar(c: string): boolean {
-  return WORD_CHAR.test(c);
 }
