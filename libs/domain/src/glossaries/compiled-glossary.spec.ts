@@ -1,21 +1,22 @@
 import { compileGlossary } from './compiled-glossary';
-import type { GlossaryEntry } from './glossary-entries';
+import { validateGlossaryEntry, type GlossaryEntry } from './glossary-entries';
 
-const entry = (terms: Record<string, string>, options: Partial<GlossaryEntry> = {}): GlossaryEntry => ({
-  terms,
-  doNotTranslate: false,
-  caseSensitive: false,
-  soundsLike: {},
-  ...options,
-});
+/** An entry as the API receives it, through the entry rules. */
+function entry(input: Record<string, unknown>): GlossaryEntry {
+  const result = validateGlossaryEntry(input);
+  if (!result.ok) throw new Error(JSON.stringify(result.error));
+  return result.value;
+}
 
 describe('compileGlossary', () => {
   const first = [
-    entry({ en: 'forward', es: 'adelante' }),
-    entry({ es: 'metro', de: 'Meter' }),
-    entry({ en: 'Tenmeter' }, { doNotTranslate: true, soundsLike: { en: ['ten meters'] } }),
+    entry({ terms: { en: 'forward', es: 'adelante' } }),
+    entry({ terms: { es: 'metro', de: 'Meter' } }),
+    entry({ terms: { en: 'Tenmeter' }, do_not_translate: true, sounds_like: { en: ['ten meters'] } }),
   ];
-  const second = [entry({ en: 'Debian', fr: 'Debian' }, { caseSensitive: true, soundsLike: { en: ['the bian'], fr: ['débiane'] } })];
+  const second = [
+    entry({ terms: { en: 'Debian', fr: 'Debian' }, case_sensitive: true, sounds_like: { en: ['the bian'], fr: ['débiane'] } }),
+  ];
 
   it('keeps the entries with a term in A, in priority order, each with its target, case rule, phrases in A and priority', () => {
     expect(compileGlossary([first, second], 'en', 'es')).toEqual({
