@@ -10,3 +10,4 @@ export * from './time-zone';
 export * from './usage-window';
 export * from './usage-buckets';
 export * from './usage-summary';
+export * from './glossaries';

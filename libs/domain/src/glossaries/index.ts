@@ -1,0 +1,5 @@
+export * from './glossary-entries';
+export * from './compiled-glossary';
+export * from './glossary-matcher';
+export * from './sounds-like';
+export * from './protected-terms';
