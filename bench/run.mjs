@@ -8,7 +8,8 @@
 //      BENCH_CONNECTIONS  autocannon connections (default 50)
 //      BENCH_SKIP_BUILD=1  use the existing dist/ instead of running `npm run build`
 //      BENCH_ONLY       run only the scenarios whose name contains this, or one of these comma-separated parts ('hostile' for the hostile-body and
-//                       webhook rows, 'webhooks' for the webhook rows alone, 'translator' or 'transcripts' for those rows alone)
+//                       webhook rows, 'webhooks' for the webhook rows alone, 'webhook-latency' for the customer webhook latency
+//                       row at 1,000 events/s alone, 'translator' or 'transcripts' for those rows alone)
 //      BENCH_COMPARE    a git ref (e.g. 08bd919): its production build runs beside this one on the same database
 //                       and each request row is measured for both builds and the baseline in alternating rounds,
 //                       printing new ÷ old (the worktree is kept under .data/bench-compare/ and reused)
@@ -42,8 +43,10 @@ const POOL_SIZE = String(positive('DATABASE_POOL_SIZE', 20));
 const WEBHOOK_RATE = 1000;
 const STAGE_NAMES = {
   sentToStored: 'first join sent → stored (answered 2xx)',
-  storedToApplied: 'stored → applied (room started, outbox row written)',
-  appliedToDelivered: 'outbox row written → 2xx recorded',
+  storedToApplied: 'stored → applied (the transaction starting the room began)',
+  appliedToWritten: 'applied → outbox row written (room.started and its deliveries, last in that transaction)',
+  writtenToReceived: 'outbox row written → received by the endpoint (commit, dispatch, POST)',
+  writtenToDelivered: 'outbox row written → 2xx recorded in the database',
 };
 /** BENCH_COMPARE's target: every request row keeps this share of the compared build's req/s. */
 const COMPARE_MIN_RATIO = 0.95;
@@ -407,6 +410,49 @@ async function transcriptRows() {
   return r.pass ? 0 : 1;
 }
 
+/** The webhook throughput rows, and the billing row of the reordered run. */
+function formatWebhookTables(webhooks, withEndpoints, disordered) {
+  const webhookRow = (name, w) => {
+    const pass = w.appliedPerSecond >= 1000 && w.lost === 0 && w.doubled === 0 && w.rejected === 0;
+    return `| ${name} | ${w.events} | ${w.acceptedPerSecond} | ${w.appliedPerSecond} | ${w.lost} | ${w.doubled} | ≥ 1000/s, 0 lost, 0 doubled | ${pass ? 'pass' : 'FAIL'} |\n`;
+  };
+  const billing = disordered.billing;
+  const billedAsInOrder =
+    billing.minutes === billing.inOrderMinutes && billing.cents === billing.inOrderCents && billing.ledgerCents === billing.cents;
+  return (
+    `| webhooks | events | accepted/s | applied end to end/s | lost | doubled | target | pass/fail |\n` +
+    `|---|--:|--:|--:|--:|--:|---|---|\n` +
+    webhookRow('signed LiveKit webhooks', webhooks) +
+    webhookRow('signed LiveKit webhooks, 10 customer endpoints (1 answering after 5 s)', withEndpoints) +
+    webhookRow('signed LiveKit webhooks, 10 % reordered and 10 % sent twice, rooms finished', disordered) +
+    '\n' +
+    `| events applied, 10 % reordered and 10 % sent twice | events/s applied | minutes billed | in-order minutes | cents billed | in-order cents | ledger cents | target | pass/fail |\n` +
+    `|---|--:|--:|--:|--:|--:|--:|---|---|\n` +
+    `| ${disordered.events} signed LiveKit events | ${disordered.appliedPerSecond} | ${billing.minutes} | ${billing.inOrderMinutes} | ` +
+    `${billing.cents} | ${billing.inOrderCents} | ${billing.ledgerCents} | equal to the in-order run, ≥ 1000/s | ` +
+    `${billedAsInOrder && disordered.appliedPerSecond >= 1000 ? 'pass' : 'FAIL'} |\n\n`
+  );
+}
+
+/** The customer webhook latency row of one run, and the rows splitting it into stages (per room, the slowest fast endpoint). */
+function formatLatencyRows(name, w) {
+  const latency = w.latency;
+  const pass = latency && latency.missing === 0 && latency.p99 !== null && latency.p99 <= 1000;
+  const samples = latency?.samples ?? 0;
+  return (
+    `| LiveKit event sent → room.started received by a fast endpoint, ${name} | ` +
+    `${samples} | ${latency?.p50 ?? '—'} | ${latency?.p95 ?? '—'} | ${latency?.p99 ?? '—'} | ${latency?.missing ?? '—'} | p99 ≤ 1000 ms | ${pass ? 'pass' : 'FAIL'} |\n` +
+    `| of which: outbox row written → delivered, recorded in the database (all nine endpoints) | ${samples} | ` +
+    `${latency?.outboxP50 ?? '—'} | — | ${latency?.outboxP99 ?? '—'} | — | — | — |\n` +
+    Object.entries(latency?.stages ?? {})
+      .map(
+        ([stage, { p50, p95, p99 }]) =>
+          `| stage (per room, slowest fast endpoint): ${STAGE_NAMES[stage] ?? stage} | ${samples} | ${p50} | ${p95 ?? '—'} | ${p99} | — | — | — |\n`,
+      )
+      .join('')
+  );
+}
+
 async function main() {
   if (process.env.BENCH_ONLY && 'translator'.includes(process.env.BENCH_ONLY)) return translatorRow();
   if (process.env.BENCH_ONLY && 'transcripts'.includes(process.env.BENCH_ONLY)) return transcriptRows();
@@ -415,7 +461,8 @@ async function main() {
     : new URL('./scenarios.mjs', import.meta.url).href;
   const { SCENARIOS } = await import(scenarioModule);
   const compareRef = process.env.BENCH_COMPARE || null;
-  const webhooksOnly = process.env.BENCH_ONLY === 'webhooks';
+  const latencyOnly = process.env.BENCH_ONLY === 'webhook-latency';
+  const webhooksOnly = process.env.BENCH_ONLY === 'webhooks' || latencyOnly;
   const wanted = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
   const scenarios = SCENARIOS.filter((s) => wanted.length === 0 || wanted.some((part) => s.name.includes(part)));
   // BENCH_COMPARE measures the request rows only; the hostile-body and webhook rows keep their own runs.
@@ -668,10 +715,14 @@ async function main() {
           .split('\n')
           .pop(),
       );
-    log('measuring LiveKit webhooks end to end');
-    const webhooks = await measureWebhooks({});
-    log('measuring LiveKit webhooks end to end with 10 customer webhook endpoints, one answering after 5 s');
-    const withEndpoints = await measureWebhooks({ BENCH_CUSTOMER_ENDPOINTS: '10', BENCH_SLOW_ENDPOINT_MS: '5000' });
+    let webhooks = null;
+    let withEndpoints = null;
+    if (!latencyOnly) {
+      log('measuring LiveKit webhooks end to end');
+      webhooks = await measureWebhooks({});
+      log('measuring LiveKit webhooks end to end with 10 customer webhook endpoints, one answering after 5 s');
+      withEndpoints = await measureWebhooks({ BENCH_CUSTOMER_ENDPOINTS: '10', BENCH_SLOW_ENDPOINT_MS: '5000' });
+    }
     log(`measuring customer webhook latency with ${WEBHOOK_RATE} LiveKit events/s offered`);
     const atTargetLoad = await measureWebhooks({
       BENCH_CUSTOMER_ENDPOINTS: '10',
@@ -679,59 +730,27 @@ async function main() {
       BENCH_WEBHOOK_RATE: String(WEBHOOK_RATE),
     });
     // Last: the rows before it run on the same database as in earlier builds (this one adds 200 finished rooms).
-    log('measuring LiveKit webhooks end to end, 10 % of them reordered and 10 % sent twice, every room finished');
-    const disordered = await measureWebhooks({ BENCH_WEBHOOK_DISORDER: '0.1' });
+    let disordered = null;
+    if (!latencyOnly) {
+      log('measuring LiveKit webhooks end to end, 10 % of them reordered and 10 % sent twice, every room finished');
+      disordered = await measureWebhooks({ BENCH_WEBHOOK_DISORDER: '0.1' });
+    }
     const cpus = os.cpus();
     process.stdout.write(
       `\n${new Date().toISOString()}  node ${process.version}  ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}  ` +
         `${DURATION}s per side in ${ROUNDS} alternating rounds (warm-up ${WARMUP}s), ${CONNECTIONS} connections, pool ${POOL_SIZE}\n\n${formatTable(rows)}\n\n`,
     );
-    const webhookRow = (name, w) => {
-      const pass = w.appliedPerSecond >= 1000 && w.lost === 0 && w.doubled === 0 && w.rejected === 0;
-      return `| ${name} | ${w.events} | ${w.acceptedPerSecond} | ${w.appliedPerSecond} | ${w.lost} | ${w.doubled} | ≥ 1000/s, 0 lost, 0 doubled | ${pass ? 'pass' : 'FAIL'} |\n`;
-    };
+    if (disordered) process.stdout.write(formatWebhookTables(webhooks, withEndpoints, disordered));
     process.stdout.write(
-      `| webhooks | events | accepted/s | applied end to end/s | lost | doubled | target | pass/fail |\n` +
+      `| customer webhooks (9 fast endpoints, 1 answering after 5 s) | deliveries timed | p50 ms | p95 ms | p99 ms | missing | target | pass/fail |\n` +
         `|---|--:|--:|--:|--:|--:|---|---|\n` +
-        webhookRow('signed LiveKit webhooks', webhooks) +
-        webhookRow('signed LiveKit webhooks, 10 customer endpoints (1 answering after 5 s)', withEndpoints) +
-        webhookRow('signed LiveKit webhooks, 10 % reordered and 10 % sent twice, rooms finished', disordered) +
-        '\n',
-    );
-    const billing = disordered.billing;
-    const billedAsInOrder =
-      billing.minutes === billing.inOrderMinutes && billing.cents === billing.inOrderCents && billing.ledgerCents === billing.cents;
-    process.stdout.write(
-      `| events applied, 10 % reordered and 10 % sent twice | events/s applied | minutes billed | in-order minutes | cents billed | in-order cents | ledger cents | target | pass/fail |\n` +
-        `|---|--:|--:|--:|--:|--:|--:|---|---|\n` +
-        `| ${disordered.events} signed LiveKit events | ${disordered.appliedPerSecond} | ${billing.minutes} | ${billing.inOrderMinutes} | ` +
-        `${billing.cents} | ${billing.inOrderCents} | ${billing.ledgerCents} | equal to the in-order run, ≥ 1000/s | ` +
-        `${billedAsInOrder && disordered.appliedPerSecond >= 1000 ? 'pass' : 'FAIL'} |\n\n`,
-    );
-    const latencyRows = (name, w) => {
-      const latency = w.latency;
-      const pass = latency && latency.missing === 0 && latency.p99 !== null && latency.p99 <= 1000;
-      return (
-        `| LiveKit event sent → room.started received by a fast endpoint, ${name} | ` +
-        `${latency?.samples ?? 0} | ${latency?.p50 ?? '—'} | ${latency?.p99 ?? '—'} | ${latency?.missing ?? '—'} | p99 ≤ 1000 ms | ${pass ? 'pass' : 'FAIL'} |\n` +
-        `| of which: event committed (outbox row) → delivered, recorded in the database | ${latency?.samples ?? 0} | ` +
-        `${latency?.outboxP50 ?? '—'} | ${latency?.outboxP99 ?? '—'} | — | — | — |\n` +
-        Object.entries(latency?.stages ?? {})
-          .map(
-            ([stage, { p50, p99 }]) =>
-              `| stage (per room, slowest fast endpoint): ${STAGE_NAMES[stage] ?? stage} | ${latency.samples} | ${p50} | ${p99} | — | — | — |\n`,
-          )
-          .join('')
-      );
-    };
-    process.stdout.write(
-      `| customer webhooks (9 fast endpoints, 1 answering after 5 s) | deliveries timed | p50 ms | p99 ms | missing | target | pass/fail |\n` +
-        `|---|--:|--:|--:|--:|---|---|\n` +
-        latencyRows(`${WEBHOOK_RATE} LiveKit events/s offered (the target's load)`, atTargetLoad) +
-        latencyRows(
-          `events sent as fast as the API answers (the throughput row above, ${withEndpoints.appliedPerSecond}/s)`,
-          withEndpoints,
-        ) +
+        formatLatencyRows(`${WEBHOOK_RATE} LiveKit events/s offered (the target's load)`, atTargetLoad) +
+        (withEndpoints
+          ? formatLatencyRows(
+              `events sent as fast as the API answers (the throughput row above, ${withEndpoints.appliedPerSecond}/s)`,
+              withEndpoints,
+            )
+          : '') +
         '\n',
     );
     if (attack) process.stdout.write(formatAttackRow(attack));

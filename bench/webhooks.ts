@@ -152,6 +152,19 @@ async function sendPaced(target: URL, bodies: Body[], rate: number, onSent: Sent
 const percentile = (sorted: number[], p: number) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : null;
 
+interface Stage {
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+/** p50, p95 and p99 of the finite values, in whole ms. */
+function stage(values: number[]): Stage {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  const at = (p: number) => Math.round(percentile(sorted, p) ?? NaN);
+  return { p50: at(50), p95: at(95), p99: at(99) };
+}
+
 async function main(o: Options): Promise<void> {
   const db = new Client({ connectionString: o.databaseUrl });
   await db.connect();
@@ -245,14 +258,14 @@ async function main(o: Options): Promise<void> {
   let latency: {
     samples: number;
     p50: number | null;
+    p95: number | null;
     p99: number | null;
     missing: number;
     outboxP50: number | null;
     outboxP99: number | null;
-    stages: Record<string, { p50: number; p99: number }>;
+    stages: Record<string, Stage>;
   } | null = null;
   if (fast > 0) {
-    let stageLatency: Record<string, { p50: number; p99: number }> = {};
     // Every room.started reaches every fast endpoint (the slow one is not waited for).
     const deadline = Date.now() + 30_000;
     while ([...arrivals.values()].reduce((n, times) => n + times.length, 0) < o.rooms * fast && Date.now() < deadline) {
@@ -267,32 +280,37 @@ async function main(o: Options): Promise<void> {
         WHERE d.status = 'delivered' AND w.description = 'fast' AND e.type = 'room.started' AND e.body::jsonb->'data'->>'id' = ANY($1)`,
       [roomIds],
     );
-    // Where the time goes, per room: first join sent → stored (answered) → applied (outbox row written) → delivered.
-    const { rows: stages } = await db.query<{ room_id: string; stored: number; applied: number; delivered: number }>(
-      `SELECT e.body::jsonb->'data'->>'id' AS room_id,
-              (SELECT extract(epoch FROM i.received_at) * 1000 FROM inbound_events i
-                WHERE i.event_type = 'participant_joined' AND i.payload->'participant'->>'identity' = 'bench-' || (array_position($1::text[], e.body::jsonb->'data'->>'id') - 1) || '-0'
-                  AND i.payload->'room'->>'name' = ($2::text[])[array_position($1::text[], e.body::jsonb->'data'->>'id')])::float8 AS stored,
-              (extract(epoch FROM e.created_at) * 1000)::float8 AS applied,
+    // Where the time goes, per room: first join sent → stored (answered) → applied (the transaction applying
+    // it began: its processed_at is that transaction's now()) → outbox row written (the event row's created_at,
+    // the clock when it was inserted, last in that transaction) → received by the slowest fast endpoint.
+    const { rows: stages } = await db.query<{ room_id: string; stored: number; applied: number; written: number; delivered: number }>(
+      `WITH rooms AS (SELECT id, name, n - 1 AS r FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(id, name, n)),
+            firsts AS (SELECT rooms.id, i.received_at, i.processed_at FROM rooms
+                         JOIN inbound_events i ON i.event_type = 'participant_joined' AND i.subject = rooms.name
+                          AND i.payload->'participant'->>'identity' = 'bench-' || rooms.r || '-0'),
+            started AS (SELECT e.seq, e.created_at, e.body::jsonb->'data'->>'id' AS room_id FROM webhook_events e WHERE e.type = 'room.started')
+       SELECT started.room_id, (extract(epoch FROM firsts.received_at) * 1000)::float8 AS stored,
+              (extract(epoch FROM firsts.processed_at) * 1000)::float8 AS applied,
+              (extract(epoch FROM started.created_at) * 1000)::float8 AS written,
               (SELECT extract(epoch FROM max(d.delivered_at)) * 1000 FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id
-                WHERE d.event_seq = e.seq AND w.description = 'fast')::float8 AS delivered
-         FROM webhook_events e WHERE e.type = 'room.started' AND e.body::jsonb->'data'->>'id' = ANY($1)`,
+                WHERE d.event_seq = started.seq AND w.description = 'fast')::float8 AS delivered
+         FROM started JOIN firsts ON firsts.id = started.room_id`,
       [roomIds, roomNames],
     );
-    const stage = (values: number[]) => {
-      const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-      return { p50: Math.round(percentile(sorted, 50) ?? NaN), p99: Math.round(percentile(sorted, 99) ?? NaN) };
-    };
     const sentOf = new Map(roomIds.map((id, r) => [id, firstJoinSentAt[r]]));
-    stageLatency = {
+    const receivedOf = (id: string) => Math.max(...(arrivals.get(id) ?? [NaN]));
+    const stageLatency: Record<string, Stage> = {
       sentToStored: stage(stages.map((s) => s.stored - sentOf.get(s.room_id)!)),
       storedToApplied: stage(stages.map((s) => s.applied - s.stored)),
-      appliedToDelivered: stage(stages.map((s) => s.delivered - s.applied)),
+      appliedToWritten: stage(stages.map((s) => s.written - s.applied)),
+      writtenToReceived: stage(stages.map((s) => receivedOf(s.room_id) - s.written)),
+      writtenToDelivered: stage(stages.map((s) => s.delivered - s.written)),
     };
     const samples = roomIds.flatMap((id, r) => (arrivals.get(id) ?? []).map((at) => at - firstJoinSentAt[r])).sort((a, b) => a - b);
     latency = {
       samples: samples.length,
       p50: percentile(samples, 50),
+      p95: percentile(samples, 95),
       p99: percentile(samples, 99),
       missing: o.rooms * fast - samples.length,
       outboxP50: outbox[0]?.p50 ?? null,
