@@ -66,19 +66,19 @@ export function valuesOf<Q extends QueryTypes>(statement: TypedStatement<Q>, par
   return statement.parameters.map((name) => values[name] ?? null);
 }
 
-/** Rows with pgtyped's nullability marks taken off their keys (only statements that use marks pay for it). */
+/**
+ * Rows with pgtyped's nullability marks taken off their keys (only statements that use marks pay for
+ * it). Each row is copied under its new keys rather than edited in place: deleting a property would
+ * turn the row into a slow dictionary object for everything that reads or serialises it afterwards.
+ */
 export function unmarked<R>(statement: TypedStatement<QueryTypes>, rows: Record<string, unknown>[]): R[] {
-  if (statement.markedColumns.length > 0) {
-    for (const row of rows) {
-      for (const [marked, plain] of statement.markedColumns) {
-        if (marked in row) {
-          row[plain] = row[marked];
-          delete row[marked];
-        }
-      }
-    }
-  }
-  return rows as R[];
+  if (statement.markedColumns.length === 0) return rows as R[];
+  const plainName = new Map(statement.markedColumns);
+  return rows.map((row) => {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(row)) copy[plainName.get(key) ?? key] = row[key];
+    return copy as R;
+  });
 }
 
 /**
