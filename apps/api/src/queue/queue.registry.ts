@@ -130,10 +130,26 @@ export class QueueRegistry implements OnApplicationBootstrap, OnApplicationShutd
     // they run again elsewhere) and the connections dropped, instead of waiting for a reconnect.
     const redisUp = this.connection.status === 'ready';
     if (!redisUp) for (const c of [this.connection, ...this.workerConnections]) c.disconnect();
+    // A BullMQ connection closed while it is still starting drops its listeners, then reports the start
+    // it abandoned as an 'error' nobody hears (an uncaught exception): let the starts finish first,
+    // for at most a second (a process stopped right after it started, as tests and deploys do).
+    if (redisUp)
+      await settledWithin(
+        [...this.workers.values(), ...this.queues.values()].map((q) => q.waitUntilReady()),
+        1000,
+      );
     await Promise.all([...this.workers.values()].map((worker) => worker.close(!redisUp)));
     await Promise.all([...this.queues.values()].map((queue) => queue.close()));
     await Promise.all(
       [this.connection, ...this.workerConnections].map((c) => (redisUp ? c.quit().catch(() => undefined) : c.disconnect())),
     );
   }
+}
+
+/** Resolves once every promise has settled, or after `ms`, whichever comes first. */
+async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([Promise.allSettled(promises), deadline]);
+  clearTimeout(timer);
 }
