@@ -25,8 +25,8 @@ export interface TypedStatement<Q extends QueryTypes> {
   readonly text: string;
   /** The parameter names, in `$1…` order. */
   readonly parameters: readonly string[];
-  /** Output columns whose name carries pgtyped's nullability mark: [marked, plain]. */
-  readonly markedColumns: readonly (readonly [string, string])[];
+  /** Output columns whose name carries pgtyped's nullability mark: marked name → plain name (built once, at load). */
+  readonly markedColumns: ReadonlyMap<string, string>;
   /** Set: a prepared statement, parsed and planned once per connection (the hot read paths). */
   readonly name?: string;
   /** Carries the types only. */
@@ -51,7 +51,7 @@ export function sql<Q extends QueryTypes>(strings: TemplateStringsArray): TypedS
     if (index < 0) index = parameters.push(name) - 1;
     return `$${index + 1}`;
   });
-  const markedColumns = [...source.matchAll(MARKED_COLUMN)].map((match) => [match[0].slice(1, -1), match[1]] as const);
+  const markedColumns = new Map([...source.matchAll(MARKED_COLUMN)].map((match) => [match[0].slice(1, -1), match[1]] as const));
   return { text, parameters, markedColumns };
 }
 
@@ -72,8 +72,8 @@ export function valuesOf<Q extends QueryTypes>(statement: TypedStatement<Q>, par
  * turn the row into a slow dictionary object for everything that reads or serialises it afterwards.
  */
 export function unmarked<R>(statement: TypedStatement<QueryTypes>, rows: Record<string, unknown>[]): R[] {
-  if (statement.markedColumns.length === 0) return rows as R[];
-  const plainName = new Map(statement.markedColumns);
+  const plainName = statement.markedColumns;
+  if (plainName.size === 0) return rows as R[];
   return rows.map((row) => {
     const copy: Record<string, unknown> = {};
     for (const key of Object.keys(row)) copy[plainName.get(key) ?? key] = row[key];

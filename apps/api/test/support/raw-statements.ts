@@ -10,7 +10,7 @@ type Positional<R extends object> = TypedStatement<{ params: Record<string, unkn
  */
 function positional<R extends object>(text: string, values: readonly unknown[]): [Positional<R>, Record<string, unknown>] {
   const names = values.map((_, index) => `p${index + 1}`);
-  return [{ text, parameters: names, markedColumns: [] }, Object.fromEntries(names.map((name, index) => [name, values[index]]))];
+  return [{ text, parameters: names, markedColumns: new Map() }, Object.fromEntries(names.map((name, index) => [name, values[index]]))];
 }
 
 export function rawRows<R extends object>(sql: Sql, text: string, values: readonly unknown[] = []): Promise<R[]> {
