@@ -20,7 +20,47 @@ export interface RoomSettleJob {
 
 export type StreamingModeName = 'mono' | 'dual';
 
-export const TRANSLATOR_JOBS = { dispatch: 'translator.dispatch', dismiss: 'translator.dismiss' } as const;
+export const TRANSLATOR_JOBS = {
+  dispatch: 'translator.dispatch',
+  dismiss: 'translator.dismiss',
+  glossary: 'translator.glossary',
+} as const;
+
+/** One glossary entry as it applies to a direction A → B. Plain JSON: it travels to the translator over a queue. */
+export interface CompiledGlossaryEntry {
+  /** The term in A, as written (trimmed). */
+  source: string;
+  /**
+   * What the term comes out as in B: the entry's B term, the A term as written when
+   * `doNotTranslate`, or null (no B term: the words are left to normal translation).
+   */
+  target: string | null;
+  doNotTranslate: boolean;
+  caseSensitive: boolean;
+  /** The entry's sounds_like phrases in A. */
+  soundsLike: string[];
+  /** The index of its glossary in the room's list: 0 is the first (strongest). */
+  priority: number;
+}
+
+/** A room's glossaries compiled for one direction A → B. */
+export interface CompiledGlossary {
+  sourceLanguage: string;
+  targetLanguage: string;
+  /** In priority order, then in each glossary's entry order. */
+  entries: CompiledGlossaryEntry[];
+}
+
+/**
+ * The glossaries a room's translator applies now: one compiled glossary per direction of the room's
+ * language pair (both, whatever the mode). `version` increases with every change of the room's
+ * glossaries (entries, its list, a default, a deletion); a translator never replaces a newer one with
+ * an older one, so reordered or duplicated deliveries settle on the latest.
+ */
+export interface RoomGlossaries {
+  version: number;
+  directions: CompiledGlossary[];
+}
 
 export interface TranslatorDispatchJob {
   roomId: string;
@@ -30,6 +70,15 @@ export interface TranslatorDispatchJob {
   livekitRoom: string;
   languages: [string, string];
   mode: StreamingModeName;
+  /** The room's glossaries for its language pair at the time of the dispatch. */
+  glossaries: RoomGlossaries;
+}
+
+/** A live room's glossaries changed: its translator applies them from its next utterance. */
+export interface TranslatorGlossaryJob {
+  roomId: string;
+  livekitRoom: string;
+  glossaries: RoomGlossaries;
 }
 
 export interface TranslatorDismissJob {

@@ -71,6 +71,7 @@ const dispatchJob = (
   generation,
   languages,
   mode: 'dual',
+  glossaries: { version: 0, directions: [] },
 });
 const dismissJob = (r: ReturnType<typeof room>, generation: number): TranslatorDismissJob => ({ ...r, generation });
 

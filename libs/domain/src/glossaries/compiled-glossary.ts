@@ -1,28 +1,7 @@
+import type { CompiledGlossary, CompiledGlossaryEntry } from '@app/contracts';
 import type { GlossaryEntry } from './glossary-entries';
 
-/** One entry as it applies to a direction A → B. Plain JSON: it travels to the translator over a queue. */
-export interface CompiledGlossaryEntry {
-  /** The term in A, as written (trimmed). */
-  source: string;
-  /**
-   * What the term comes out as in B: the entry's B term, the A term as written when
-   * `doNotTranslate`, or null (no B term: the words are left to normal translation).
-   */
-  target: string | null;
-  doNotTranslate: boolean;
-  caseSensitive: boolean;
-  /** The entry's sounds_like phrases in A. */
-  soundsLike: string[];
-  /** The index of its glossary in the room's list: 0 is the first (strongest). */
-  priority: number;
-}
-
-export interface CompiledGlossary {
-  sourceLanguage: string;
-  targetLanguage: string;
-  /** In priority order, then in each glossary's entry order. */
-  entries: CompiledGlossaryEntry[];
-}
+export type { CompiledGlossary, CompiledGlossaryEntry };
 
 /**
  * The compiled glossary of a direction A → B from a room's glossaries in priority order (each the

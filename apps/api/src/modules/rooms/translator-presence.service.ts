@@ -42,7 +42,13 @@ export class TranslatorPresenceService {
       room.translator_generation += 1;
       const base = { roomId: room.id, livekitRoom: room.livekit_name, generation: room.translator_generation };
       if (room.translator_present) {
-        const payload: TranslatorDispatchJob = { ...base, languages: [languages[0], languages[1]], mode: room.streaming_mode ?? 'dual' };
+        const payload: TranslatorDispatchJob = {
+          ...base,
+          languages: [languages[0], languages[1]],
+          mode: room.streaming_mode ?? 'dual',
+          // Not filled yet: the room's compiled glossaries come with the glossary API (issue 27, in progress).
+          glossaries: { version: 0, directions: [] },
+        };
         return {
           queue: QUEUES.translatorPresence,
           name: TRANSLATOR_JOBS.dispatch,
