@@ -68,12 +68,18 @@ async function dispatch(r: ReturnType<typeof room>, change: RoomGlossaries): Pro
   await queue.add(TRANSLATOR_JOBS.dispatch, job, { jobId: `${r.roomId}.1.dispatch` });
 }
 
-/** A room's job process following its glossaries; `seen` lists what it was handed, in order. */
+/**
+ * A room's job process following its glossaries: `initial` is what it had once started (null: none),
+ * `seen` what it was handed after that, in order.
+ */
 async function follow(r: ReturnType<typeof room>) {
-  const seen: RoomGlossaries[] = [];
-  const follower = new GlossaryFollower({ redisUrl: REDIS_URL, prefix, roomId: r.roomId, onChange: (g) => seen.push(g) });
+  const handed: RoomGlossaries[] = [];
+  const follower = new GlossaryFollower({ redisUrl: REDIS_URL, prefix, roomId: r.roomId, onChange: (g) => handed.push(g) });
   followers.push(follower);
-  const initial = await follower.start();
+  await follower.start();
+  const initial = handed.at(-1) ?? null;
+  const seen = handed;
+  seen.splice(0);
   return { initial, seen };
 }
 

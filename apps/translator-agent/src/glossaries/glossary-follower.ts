@@ -12,9 +12,9 @@ export interface GlossaryFollowerOptions {
 }
 
 /**
- * Follows one room's glossaries in its job process: `start` reads the current ones (what the room
- * starts with), then every announced change is read and handed on. After a lost connection it reads
- * again once subscribed, so a change announced meanwhile is not missed.
+ * Follows one room's glossaries in its job process: `start` subscribes and reads the current ones,
+ * then every announced change is read; each newer version is handed to `onChange`, in order. After a
+ * lost connection it reads again once subscribed, so a change announced meanwhile is not missed.
  */
 export class GlossaryFollower {
   private readonly connection: Redis;
@@ -22,7 +22,6 @@ export class GlossaryFollower {
   private readonly store: RoomGlossariesStore;
   private version = -1;
   private reading: Promise<void> = Promise.resolve();
-  private started = false;
   private closed = false;
 
   constructor(private readonly options: GlossaryFollowerOptions) {
@@ -33,33 +32,31 @@ export class GlossaryFollower {
     for (const redis of [this.connection, this.subscriber]) redis.on('error', (error) => options.onError?.(error));
   }
 
-  /** Subscribes and reads the room's current glossaries (null: none delivered yet, the room applies none). */
-  async start(): Promise<RoomGlossaries | null> {
+  /**
+   * Resolves once subscribed and the current glossaries (if any were delivered) were handed on.
+   * While Redis cannot be reached it waits; the caller decides how long to wait before going on.
+   */
+  async start(): Promise<void> {
     this.subscriber.on('message', (_channel: string, roomId: string) => {
-      if (roomId === this.options.roomId) this.refresh();
+      if (roomId === this.options.roomId) void this.refresh();
     });
-    // Every (re)subscription reads again: what changed while unsubscribed was announced to nobody.
-    this.subscriber.on('ready', () => this.refresh());
     await this.subscriber.subscribe(this.store.channel);
-    const current = await this.store.read(this.options.roomId);
-    if (current) this.version = current.version;
-    this.started = true;
-    // A change announced while that read was under way was dropped above: read once more.
-    this.refresh();
-    return current;
+    // Every later (re)subscription reads again: what changed while unsubscribed was announced to nobody.
+    this.subscriber.on('ready', () => void this.refresh());
+    await this.refresh();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     await this.reading;
-    await Promise.all([this.subscriber.quit(), this.connection.quit()].map((quit) => quit.catch(() => undefined)));
+    this.subscriber.disconnect();
+    this.connection.disconnect();
   }
 
   /** Reads one at a time, so versions are handed on in order. */
-  private refresh(): void {
+  private refresh(): Promise<void> {
     this.reading = this.reading.then(async () => {
-      // Before `start` returns, its own read is what the room starts with.
-      if (!this.started || this.closed) return;
+      if (this.closed) return;
       try {
         const current = await this.store.read(this.options.roomId);
         if (!current || current.version <= this.version || this.closed) return;
@@ -69,5 +66,6 @@ export class GlossaryFollower {
         this.options.onError?.(error);
       }
     });
+    return this.reading;
   }
 }
