@@ -64,13 +64,17 @@ export class GlossariesService {
    * (so limits, duplicates and counts hold against concurrent changes) and ends by recording what it
    * changed (`change` null: nothing a room applies changed).
    */
-  private change<T>(organizationId: string, work: (tx: Transaction) => Promise<{ result: T; change: GlossaryChange | null }>): Promise<T> {
-    return this.database.transaction(async (tx) => {
+  private async change<T>(
+    organizationId: string,
+    work: (tx: Transaction) => Promise<{ result: T; change: GlossaryChange | null }>,
+  ): Promise<T> {
+    const { result, jobs } = await this.database.transaction(async (tx) => {
       await this.glossaries.lockOrganization(organizationId, tx);
       const { result, change } = await work(tx);
-      if (change) await this.changes.recorded(tx, organizationId, change);
-      return result;
+      return { result, jobs: change ? (await this.changes.recorded(tx, organizationId, change)).jobs : [] };
     });
+    await this.changes.flush(jobs);
+    return result;
   }
 
   async create(actor: Actor, dto: CreateGlossaryDto): Promise<GlossaryRow> {
