@@ -3,3 +3,4 @@ export * from './compiled-glossary';
 export * from './glossary-matcher';
 export * from './sounds-like';
 export * from './protected-terms';
+export * from './phrase-starts';
