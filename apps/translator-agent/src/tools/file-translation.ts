@@ -1,3 +1,4 @@
+import type { RoomGlossaries } from '@app/contracts';
 import { AudioByteStream } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { performance } from 'node:perf_hooks';
@@ -6,6 +7,7 @@ import { ownFrame } from '../translation/frames';
 import { LanguageOutput } from '../translation/language-output';
 import { LatencyTracker } from '../translation/latency-tracker';
 import { RealtimeSpeakerPipeline } from '../translation/realtime/realtime-speaker-pipeline';
+import { GlossaryHolder } from '../translation/room-glossaries';
 import type { RealtimeSessionOptions } from '../translation/realtime/translation-session';
 import { SpeakerPipeline } from '../translation/speaker-pipeline';
 import type { FinalSegment, SpeakerStream, TranscriptSegment, TranslationOutputs, TranslationSegment } from '../translation/speaker-stream';
@@ -56,6 +58,8 @@ export interface FileTranslationOptions {
   realtime?: (RealtimeSessionOptions & { fallback?: boolean }) | null;
   /** The speaker's status when the realtime session fails (reconnecting, fallback, unavailable): stderr in `translate:file`. */
   onStatus?: (status: StreamStatus) => void;
+  /** The room's glossaries, applied as a room's translator applies them (`--room`, `--glossary`). */
+  glossaries?: RoomGlossaries;
 }
 
 export interface FileTranslation {
@@ -193,6 +197,7 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
     latency: new LatencyTracker(),
     onError: options.onError,
     observer: watching,
+    glossaries: new GlossaryHolder(options.glossaries),
   };
   const composed = (segmentPrefix = common.segmentPrefix) =>
     new SpeakerPipeline({ ...common, segmentPrefix, providers: options.providers, simultaneous: options.simultaneous ?? null });

@@ -1,3 +1,4 @@
+import type { RoomGlossaries } from '@app/contracts';
 import { translationTrackName, type TranslationMode } from '@app/domain/translation-routing';
 import {
   AudioSource,
@@ -21,6 +22,7 @@ import { CaptionPublisher } from './captions';
 import type { LatencyTracker } from './latency-tracker';
 import { LanguageOutput } from './language-output';
 import { RealtimeSpeakerPipeline } from './realtime/realtime-speaker-pipeline';
+import { GlossaryHolder } from './room-glossaries';
 import type { RealtimeSessionOptions } from './realtime/translation-session';
 import type { ChunkPolicy } from './stable-chunks';
 import { StatusPublisher, type StreamStatus } from './translator-status';
@@ -67,6 +69,8 @@ export interface RoomTranslatorOptions {
    * translator's status attribute for that speaker says why.
    */
   realtime?: (RealtimeSessionOptions & { fallback?: boolean }) | null;
+  /** The room's glossaries at the start (the dispatch's); newer ones come through `setGlossaries`. */
+  glossaries?: RoomGlossaries;
 }
 
 /** The room's transcript: `TranslatorEventsReporter` in a job. */
@@ -106,8 +110,10 @@ export class RoomTranslator implements TranslationOutputs {
   private draining = false;
   /** Segment reports handed to the reporter and not yet acknowledged. */
   private readonly reporting = new Set<Promise<void>>();
+  private readonly glossaries: GlossaryHolder;
 
   constructor(private readonly options: RoomTranslatorOptions) {
+    this.glossaries = new GlossaryHolder(options.glossaries);
     for (const language of options.languages) this.outputs.set(language, new LanguageOutput());
     this.captions = new CaptionPublisher(() => options.room.localParticipant);
     this.statuses = new StatusPublisher(() => options.room.localParticipant);
@@ -125,6 +131,14 @@ export class RoomTranslator implements TranslationOutputs {
   /** Each speaker track's service: `full` (captions and speech) or `captions` (beyond the worker's capacity). */
   services(): Map<string, StreamService> {
     return new Map([...this.pipelines].map(([trackSid, entry]) => [trackSid, entry.pipeline.currentService]));
+  }
+
+  /**
+   * The room's glossaries changed: every speaker's pipeline applies them from its next utterance
+   * (a hosted recognizer's vocabulary as its provider allows). An older or equal version is ignored.
+   */
+  setGlossaries(next: RoomGlossaries): void {
+    this.glossaries.set(next);
   }
 
   /** Subscribe before connecting, so tracks published before the agent joined are not missed. */
@@ -183,6 +197,7 @@ export class RoomTranslator implements TranslationOutputs {
       onError: this.options.onError,
       service,
       observer: this.options.observer,
+      glossaries: this.glossaries,
     };
     const composed = (segmentPrefix = common.segmentPrefix) =>
       new SpeakerPipeline({ ...common, segmentPrefix, providers: this.options.providers, simultaneous: this.options.simultaneous ?? null });

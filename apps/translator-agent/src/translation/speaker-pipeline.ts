@@ -12,6 +12,7 @@ import { stt } from '@livekit/agents';
 import type { AudioFrame } from '@livekit/rtc-node';
 import type { StreamService } from '../capacity/stream-budget';
 import { restoreCasing } from './casing';
+import { RecognitionGlossary } from './recognition-glossary';
 import { SegmentFates } from './segment-fates';
 import type { SpeakerStream, SpeakerStreamOptions, TranscriptSegment } from './speaker-stream';
 import { SpeechPacer } from './speech-pacing';
@@ -60,11 +61,12 @@ export class SpeakerPipeline implements SpeakerStream {
   private inSpeech = false;
   private readonly chunker: StableChunker | null;
   private lastInterim = '';
+  private readonly recognition: RecognitionGlossary;
 
   constructor(private readonly options: SpeakerPipelineOptions) {
     this.now = options.now ?? Date.now;
     this.service = options.service ?? 'full';
-    this.chunker = options.simultaneous ? new StableChunker(options.simultaneous) : null;
+    this.chunker = options.simultaneous ? new StableChunker(options.simultaneous, (text) => this.recognition.startsPhrase(text)) : null;
     const onError = (error: unknown) => options.onError?.(error);
     this.timing = new SpeechTiming(this.now);
     this.fates = new SegmentFates((segment) => options.outputs.segment?.(segment), onError);
@@ -88,6 +90,7 @@ export class SpeakerPipeline implements SpeakerStream {
       options.observer?.providerError('stt', error.recoverable);
       options.onError?.(error.error);
     });
+    this.recognition = new RecognitionGlossary(this.engine, languages, options.roomLanguages, options.glossaries);
     const [a, b] = options.roomLanguages;
     for (const [source, target] of [
       [a, b],
@@ -140,6 +143,7 @@ export class SpeakerPipeline implements SpeakerStream {
       this.wake = null;
       delay = Math.min(delay * 2, MAX_RESTART_DELAY_MS);
     }
+    this.recognition.close();
     await this.queue.idle();
     await this.pacer.played();
     await this.fates.settled();
@@ -192,11 +196,11 @@ export class SpeakerPipeline implements SpeakerStream {
       case stt.SpeechEventType.INTERIM_TRANSCRIPT:
       case stt.SpeechEventType.PREFLIGHT_TRANSCRIPT: {
         const alt = event.alternatives?.[0];
-        const text = alt?.text.trim();
+        const text = alt && this.recognition.written(alt.text.trim(), alt.language);
         // A recognizer may repeat an unchanged hypothesis (PocketSphinx does, for the chunker): one caption for it.
         if (alt && text && text !== this.lastInterim) {
           this.lastInterim = text;
-          this.emit(this.options.outputs.transcript(this.segment(alt, false, this.segmentId(this.sequence + 1))));
+          this.emit(this.options.outputs.transcript(this.segment(alt, text, false, this.segmentId(this.sequence + 1))));
         }
         if (alt) this.onHypothesis(alt);
         return;
@@ -213,9 +217,9 @@ export class SpeakerPipeline implements SpeakerStream {
     return `${this.options.segmentPrefix}-${n}`;
   }
 
-  private segment(alt: stt.SpeechData, final: boolean, segmentId: string): TranscriptSegment {
+  private segment(alt: stt.SpeechData, text: string, final: boolean, segmentId: string): TranscriptSegment {
     const { identity, trackSid } = this.options.speaker;
-    return { speakerIdentity: identity, trackSid, segmentId, language: alt.language || null, text: alt.text.trim(), final };
+    return { speakerIdentity: identity, trackSid, segmentId, language: alt.language || null, text, final };
   }
 
   /** Which way the utterance is translated, if at all: by the room's mode, the speaker's languages and what was detected. */
@@ -234,7 +238,8 @@ export class SpeakerPipeline implements SpeakerStream {
   private pieces(chunks: TimedWord[][], base: Omit<Utterance, 'text' | 'endOfSpeechAt' | 'wordStarts' | 'last'>, first: boolean) {
     return chunks.map((words, i) => ({
       ...base,
-      text: restoreCasing(words.map((w) => w.text).join(' '), first && i === 0),
+      // A sounds_like phrase split between two chunks stays as heard: each chunk is translated on its own.
+      text: this.recognition.written(restoreCasing(words.map((w) => w.text).join(' '), first && i === 0), base.source),
       endOfSpeechAt: this.timing.wallClock(words[words.length - 1]!.end),
       wordStarts: words.map((w) => this.timing.wallClock(w.start)),
       last: false,
@@ -259,7 +264,7 @@ export class SpeakerPipeline implements SpeakerStream {
 
   private onFinal(event: stt.SpeechEvent): void {
     const alt = event.alternatives?.[0];
-    const text = alt?.text.trim();
+    const text = alt && this.recognition.written(alt.text.trim(), alt.language);
     this.lastInterim = '';
     if (!alt || !text) {
       this.closeChunks();
@@ -285,7 +290,7 @@ export class SpeakerPipeline implements SpeakerStream {
     });
     this.emit(
       this.options.outputs.transcript({
-        ...this.segment(alt, true, segmentId),
+        ...this.segment(alt, text, true, segmentId),
         language: source ?? (alt.language || null),
         ...(alt.endTime > 0 ? { audioEndTime: alt.endTime } : {}),
       }),

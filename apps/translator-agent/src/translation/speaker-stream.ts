@@ -7,6 +7,7 @@ import type { AudioFrame } from '@livekit/rtc-node';
 import type { StreamService } from '../capacity/stream-budget';
 import type { PipelineObserver } from '../metrics/agent-metrics';
 import type { LatencyTracker } from './latency-tracker';
+import type { GlossaryHolder } from './room-glossaries';
 
 export interface TranscriptSegment {
   speakerIdentity: string;
@@ -77,6 +78,8 @@ export interface SpeakerStreamOptions {
   /** `captions`: beyond the worker's capacity, captions only (see `setService`). Default `full`. */
   service?: StreamService;
   observer?: PipelineObserver;
+  /** The room's glossaries now: read per utterance, so a change applies from the next one. */
+  glossaries?: GlossaryHolder;
 }
 
 /** What the room runs per speaker track: the composed pipeline below, or a hosted speech-to-speech session. */

@@ -1,4 +1,5 @@
 import type { stt, tts } from '@livekit/agents';
+import type { Keyterm } from './room-glossaries';
 import type { TextTranslator } from './translator';
 
 /** The three stages of a pipeline, hosted or local; the very same `SpeakerPipeline` drives any of them. */
@@ -29,4 +30,16 @@ export interface BackgroundableSTT {
 
 export function backgroundable(engine: stt.STT): engine is stt.STT & BackgroundableSTT {
   return typeof (engine as Partial<BackgroundableSTT>).setBackground === 'function';
+}
+
+/**
+ * A recognizer steered by a room's glossary terms (a hosted provider's keyterms, vocabulary or
+ * prompt): given them at start and again whenever the room's glossaries change.
+ */
+export interface VocabularySTT {
+  setVocabulary(keyterms: readonly Keyterm[]): void;
+}
+
+export function takesVocabulary(engine: stt.STT): engine is stt.STT & VocabularySTT {
+  return typeof (engine as Partial<VocabularySTT>).setVocabulary === 'function';
 }

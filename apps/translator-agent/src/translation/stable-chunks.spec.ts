@@ -58,4 +58,12 @@ describe('StableChunker', () => {
     expect(texts(chunker.final(hyp('he@0.1-0.31 was@0.31-0.5 not@0.5-0.79 an@1.0-1.1 ill@1.1-1.4 man@1.4-1.8')))).toEqual(['an ill man']);
     expect(texts(chunker.final(hyp('go@0.1-0.3 on@0.3-0.5')))).toEqual(['go on']);
   });
+
+  it('does not cut after the first words of a glossary phrase: they wait for the next word and go with it', () => {
+    const chunker = new StableChunker(POLICY, (text) => text === 'ten');
+    chunker.hypothesis(hyp('go@0.1-0.3 forward@0.3-0.7 ten@0.9-1.1'), 1.3);
+    // "go forward ten" agreed, then a pause: "ten" may begin "ten meters", so the cut is before it.
+    expect(texts(chunker.hypothesis(hyp('go@0.1-0.3 forward@0.3-0.7 ten@0.9-1.1 meter@1.1-1.3'), 1.4))).toEqual(['go forward']);
+    expect(texts(chunker.final(hyp('go@0.1-0.3 forward@0.3-0.7 ten@0.9-1.1 meters@1.1-1.5')))).toEqual(['ten meters']);
+  });
 });

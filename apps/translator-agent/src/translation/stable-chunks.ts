@@ -27,12 +27,19 @@ export const DEFAULT_CHUNK_POLICY: ChunkPolicy = { pauseSeconds: 0.15, waitSecon
 
 const midpoint = (w: TimedWord) => (w.start + w.end) / 2;
 
+/** The longest run of trailing words a cut may wait behind (the first words of a glossary phrase). */
+const MAX_HELD_WORDS = 5;
+
 export class StableChunker {
   /** End of the last committed word (seconds); words whose middle lies before it were committed. */
   private committedEnd = Number.NEGATIVE_INFINITY;
   private previous: readonly TimedWord[] = [];
 
-  constructor(private readonly policy: ChunkPolicy = DEFAULT_CHUNK_POLICY) {}
+  constructor(
+    private readonly policy: ChunkPolicy = DEFAULT_CHUNK_POLICY,
+    /** Whether these words begin (not complete) a glossary term or phrase: a cut after them waits for the next word. */
+    private readonly startsPhrase: (text: string) => boolean = () => false,
+  ) {}
 
   /** The hypothesis so far, decoded up to `at` seconds: the chunks it commits (often none). */
   hypothesis(words: readonly TimedWord[], at: number): TimedWord[][] {
@@ -52,7 +59,20 @@ export class StableChunker {
       if (next - pending[i]!.end >= this.policy.pauseSeconds) cut = i;
     }
     if (cut < 0 && at - pending[0]!.start >= this.policy.waitSeconds) cut = stable - 1;
+    if (cut >= 0) cut = this.beforePhraseStart(pending, cut);
     return cut < 0 ? [] : this.commit(pending.slice(0, cut + 1));
+  }
+
+  /** The cut moved before the longest run of trailing words that begins a glossary phrase (-1: nothing to commit yet). */
+  private beforePhraseStart(pending: readonly TimedWord[], cut: number): number {
+    for (let first = Math.max(0, cut + 1 - MAX_HELD_WORDS); first <= cut; first += 1) {
+      const tail = pending
+        .slice(first, cut + 1)
+        .map((w) => w.text)
+        .join(' ');
+      if (this.startsPhrase(tail)) return first - 1;
+    }
+    return cut;
   }
 
   /** The utterance's final words: those not yet committed, in chunks. Starts afresh for the next utterance. */

@@ -1,4 +1,5 @@
 import type { llm as agentsLlm } from '@livekit/agents';
+import type { GlossaryTerms } from './room-glossaries';
 import { TranslationPrompt, translationTaskKey, type TranslationTask } from './translation-task';
 
 export interface TranslationRequest {
@@ -6,6 +7,8 @@ export interface TranslationRequest {
   text: string;
   /** The speaker's last few segments of this direction with their translations, oldest first. */
   context: readonly { text: string; translation: string }[];
+  /** The room's glossary terms found in `text`, per direction it may be translated in (none: nothing to apply). */
+  glossary?: readonly GlossaryTerms[];
 }
 
 /**
@@ -57,7 +60,7 @@ export class LlmTranslator implements TextTranslator {
   }
 
   async *translate(request: TranslationRequest): AsyncIterable<string> {
-    const chatCtx = this.promptFor(request.task).segmentContext(request.text, request.context);
+    const chatCtx = this.promptFor(request.task).segmentContext(request.text, request.context, request.glossary);
     for (let attempt = 1; attempt <= this.attempts; attempt += 1) {
       let said = false;
       const answer = this.model.chat({ chatCtx });

@@ -3,11 +3,12 @@ import { performance } from 'node:perf_hooks';
 import type { PipelineObserver } from '../metrics/agent-metrics';
 import { matchLeadingCase } from './casing';
 import type { SegmentFates } from './segment-fates';
+import type { GlossaryHolder } from './room-glossaries';
 import type { SpeakerStreamOptions, TranslationOutputs } from './speaker-stream';
 import type { SpeechPacer } from './speech-pacing';
 import type { SpeechProviders } from './speech-providers';
 import { parseTargetTag } from './tagged-output';
-import { translationTaskKey } from './translation-task';
+import { translationDirections, translationTaskKey } from './translation-task';
 import type { Utterance } from './utterance-queue';
 
 /** Earlier segments (with their translations) given to the translator with each new one. */
@@ -24,6 +25,7 @@ export interface UtteranceTranslationOptions {
   speaking: () => boolean;
   observer?: PipelineObserver;
   onError?: (error: unknown) => void;
+  glossaries?: GlossaryHolder;
 }
 
 /**
@@ -71,7 +73,8 @@ export class UtteranceTranslation {
     if (target) synthesis = startSpeaking(target);
     const translationStartedAt = performance.now();
     try {
-      for await (const delta of providers.translator.translate({ task: u.task, text: u.text, context })) {
+      const glossary = this.options.glossaries?.termsIn(u.text, translationDirections(u.task)) ?? [];
+      for await (const delta of providers.translator.translate({ task: u.task, text: u.text, context, glossary })) {
         if (target) {
           push(delta);
           continue;

@@ -4,3 +4,4 @@ export * from './glossary-matcher';
 export * from './sounds-like';
 export * from './protected-terms';
 export * from './glossary-csv';
+export * from './phrase-starts';
