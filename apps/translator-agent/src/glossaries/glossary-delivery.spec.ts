@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import IORedis, { type Redis } from 'ioredis';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { startLiveKitDouble, type LiveKitDouble } from '../../../api/test/support/livekit-double';
+import { followGlossaries } from '../agent';
 import { LiveKitPresenceGateway } from '../dispatch/livekit-presence';
 import { PresenceConsumer } from '../dispatch/presence-consumer';
 import { GlossaryFollower } from './glossary-follower';
@@ -167,5 +168,22 @@ describe('glossary delivery to a room translator (BullMQ â†’ presence consumer â
     const again = await follow(r);
     expect(again.initial).toEqual(glossaries(2, 'adelante'));
     expect((await follow(room())).initial).toBeNull();
+  });
+
+  it("a room's job joins with the current glossaries and hands each change to its translator", async () => {
+    const r = room();
+    await dispatch(r, glossaries(1, 'de frente'));
+    await settled(1);
+    const quiet = { info: () => undefined, warn: () => undefined };
+    const followed = await followGlossaries({ logger: quiet, config: { redisUrl: REDIS_URL, queuePrefix: prefix }, job: r });
+    expect(followed.latest()).toEqual(glossaries(1, 'de frente'));
+
+    const applied: RoomGlossaries[] = [];
+    followed.applyTo({ setGlossaries: (g) => applied.push(g) });
+    await sendChange(r, glossaries(2, 'adelante'));
+    await until(() => applied.length === 2, CHANGE_REACHES_TRANSLATOR_MS);
+    await followed.close();
+    expect(applied.map((g) => g.version)).toEqual([1, 2]);
+    expect(followed.latest()).toEqual(glossaries(2, 'adelante'));
   });
 });
