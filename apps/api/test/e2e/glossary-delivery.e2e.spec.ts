@@ -3,6 +3,7 @@ import IORedis, { type Redis } from 'ioredis';
 import { LiveKitPresenceGateway } from '../../../translator-agent/src/dispatch/livekit-presence';
 import { PresenceConsumer } from '../../../translator-agent/src/dispatch/presence-consumer';
 import { GlossaryFollower } from '../../../translator-agent/src/glossaries/glossary-follower';
+import { roomGlossariesOverApi } from '../../../translator-agent/src/tools/room-glossaries-over-api';
 import { QueueRegistry } from '../../src/queue/queue.registry';
 import { createOrganization, type TestOrganization } from '../support/factories';
 import { createRoom, events, settled, startRoomsHarness, token, webhook, type RoomsHarness } from '../support/rooms-harness';
@@ -110,16 +111,39 @@ describe('glossary delivery to live translators', () => {
       name: 'Brands',
       entries: [{ terms: { en: 'Tenmeter' }, do_not_translate: true, sounds_like: { en: ['ten meters'] } }, { terms: { de: 'vorwärts' } }],
     });
-    const room = await roomWithTranslator(org, [second, first]);
+    // More entries than one page of the API holds (200), for translate:file's reading below.
+    const bulk = await glossary(org, {
+      name: 'Bulk',
+      entries: Array.from({ length: 250 }, (_, i) => ({ terms: { en: `part ${i}`, es: `pieza ${i}` } })),
+    });
+    const room = await roomWithTranslator(org, [second, first, bulk]);
 
     const dispatch = await dispatchOf(room.id);
     expect(dispatch.languages).toEqual(['en', 'es']);
-    expect(pairs(dispatch.glossaries, 'en>es')).toEqual([
+    expect(pairs(dispatch.glossaries, 'en>es')?.slice(0, 3)).toEqual([
       ['Tenmeter', 'Tenmeter'],
       ['forward', 'adelante'],
+      ['part 0', 'pieza 0'],
     ]);
-    expect(pairs(dispatch.glossaries, 'es>en')).toEqual([['adelante', 'forward']]);
+    expect(pairs(dispatch.glossaries, 'en>es')).toHaveLength(252);
+    expect(pairs(dispatch.glossaries, 'es>en')?.slice(0, 2)).toEqual([
+      ['adelante', 'forward'],
+      ['pieza 0', 'part 0'],
+    ]);
     expect(dispatch.glossaries.directions[0]?.entries[0]).toMatchObject({ soundsLike: ['ten meters'], priority: 0 });
+
+    // translate:file --room reads them through the API and compiles them the same way.
+    const overApi = await roomGlossariesOverApi({
+      apiUrl: 'http://api.test',
+      apiKey: org.apiKey,
+      roomId: room.id,
+      languages: ['en', 'es'],
+      fetch: (async (url: URL, init: { headers: Record<string, string> }) => {
+        const res = await h.t.http().get(`${url.pathname}${url.search}`).set(init.headers);
+        return new Response(JSON.stringify(res.body), { status: res.status, headers: { 'content-type': 'application/json' } });
+      }) as unknown as typeof fetch,
+    });
+    expect(overApi.directions).toEqual(dispatch.glossaries.directions);
   });
 
   it("a change to a live room's glossary, its list or a default reaches its translator within 10 s", async () => {

@@ -32,7 +32,7 @@ export async function roomGlossariesOverApi(request: RoomGlossariesRequest): Pro
   const glossaries: GlossaryEntry[][] = [];
   for (const id of room.glossary_ids) {
     const entries: GlossaryEntry[] = [];
-    for (let offset: number | null = 0; offset !== null; ) {
+    for (let offset: number | null = 0; offset !== null;) {
       const page: { items: unknown[]; next_offset: number | null } = await get(
         `/v1/glossaries/${encodeURIComponent(id)}/entries?limit=${PAGE_LIMIT}&offset=${offset}`,
       );
