@@ -88,7 +88,11 @@ export class GlossariesController {
   }
 
   @Get('glossaries/:id')
-  @ApiOperation({ operationId: 'getGlossary', summary: 'A glossary' })
+  @ApiOperation({
+    operationId: 'getGlossary',
+    summary: 'A glossary',
+    description: "Its name, whether it is a default, how many entries it holds and the languages they use. 404 for another organization's.",
+  })
   @ApiOkResponse({ type: GlossaryView })
   @ApiErrors(422, 401, 404)
   get(@CurrentActor() actor: Actor, @Param() params: GlossaryIdParams) {
@@ -96,7 +100,11 @@ export class GlossariesController {
   }
 
   @Patch('glossaries/:id')
-  @ApiOperation({ operationId: 'updateGlossary', summary: 'Rename a glossary or change whether it is a default' })
+  @ApiOperation({
+    operationId: 'updateGlossary',
+    summary: 'Rename a glossary or change whether it is a default',
+    description: 'Either field may be left out. A changed `default` reaches the live rooms without a list of their own within 10 s.',
+  })
   @ApiOkResponse({ type: GlossaryView })
   @ApiErrors(422, 401, 404)
   update(@CurrentActor() actor: Actor, @Param() params: GlossaryIdParams, @Body() body: UpdateGlossaryDto) {
@@ -147,7 +155,13 @@ export class GlossariesController {
 
   @Post('glossaries/:id/entries')
   @Idempotent()
-  @ApiOperation({ operationId: 'addGlossaryEntry', summary: 'Add an entry to a glossary' })
+  @ApiOperation({
+    operationId: 'addGlossaryEntry',
+    summary: 'Add an entry to a glossary',
+    description:
+      'One term in 1–10 languages. 422 when a term is already in the glossary in that language (as matching compares terms) or the ' +
+      'glossary holds 10,000 entries.',
+  })
   @ApiBody({ type: GlossaryEntryInput })
   @ApiCreatedResponse({ type: GlossaryEntryView, description: 'The entry' })
   @ApiErrors(422, 401, 404)
@@ -157,7 +171,11 @@ export class GlossariesController {
 
   @Delete('glossaries/:id/entries/:entry_id')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'deleteGlossaryEntry', summary: 'Delete an entry of a glossary' })
+  @ApiOperation({
+    operationId: 'deleteGlossaryEntry',
+    summary: 'Delete an entry of a glossary',
+    description: 'The live rooms that use the glossary stop applying it within 10 s.',
+  })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors(422, 401, 404)
   async deleteEntry(@CurrentActor() actor: Actor, @Param() params: GlossaryEntryIdParams) {

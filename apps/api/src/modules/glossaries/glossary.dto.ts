@@ -27,10 +27,12 @@ const SOUNDS_LIKE_SCHEMA = {
 /** One entry as sent (validated by the domain's validateGlossaryEntry, not by decorators). */
 export class GlossaryEntryInput {
   @ApiProperty(TERMS_SCHEMA) terms!: Record<string, string>;
-  @ApiPropertyOptional({ default: false, description: 'kept as written in every language; exactly one term' })
+  // No `default` keywords: generators (openapi-typescript) would make the fields required.
+  @ApiPropertyOptional({ description: 'kept as written in every language; exactly one term (false when absent)' })
   do_not_translate?: boolean;
-  @ApiPropertyOptional({ default: false, description: 'the term matches only with the same case' }) case_sensitive?: boolean;
-  @ApiPropertyOptional({ ...SOUNDS_LIKE_SCHEMA, default: {} }) sounds_like?: Record<string, string[]>;
+  @ApiPropertyOptional({ description: 'the term matches only with the same case (false when absent)' }) case_sensitive?: boolean;
+  @ApiPropertyOptional({ ...SOUNDS_LIKE_SCHEMA, description: `${SOUNDS_LIKE_SCHEMA.description} (none when absent)` })
+  sounds_like?: Record<string, string[]>;
 }
 
 export class GlossaryEntryView {
@@ -50,7 +52,7 @@ export class CreateGlossaryDto {
   @StringRule({ minLength: 1, maxLength: GLOSSARY_NAME_MAX_LENGTH })
   name!: string;
 
-  @ApiPropertyOptional({ default: false, description: 'used by every room of the organization that has no list of its own' })
+  @ApiPropertyOptional({ description: 'used by every room of the organization that has no list of its own (false when absent)' })
   @BoolRule({ optional: true })
   default?: boolean;
 
