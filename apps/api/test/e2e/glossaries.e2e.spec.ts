@@ -179,6 +179,20 @@ describe('Glossaries', () => {
     expect(duplicatePut.status).toBe(422);
     expect(duplicatePut.body.detail[0].loc).toEqual(['body', 2, 'terms', 'en']);
 
+    const noBody = await http().put(`/v1/glossaries/${id}/entries`).set(org.auth);
+    expect(noBody.status).toBe(422);
+    expect(noBody.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'missing', input: null })]);
+    const noEntry = await http().post(`/v1/glossaries/${id}/entries`).set(org.auth);
+    expect(noEntry.status).toBe(422);
+    expect(noEntry.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'dict_type', input: null })]);
+    const notJson = await http().post(`/v1/glossaries/${id}/entries`).set(org.auth).set('Content-Type', 'text/plain').send('en,es');
+    expect(notJson.status).toBe(422);
+    const nul = await http()
+      .post(`/v1/glossaries/${id}/entries`)
+      .set(org.auth)
+      .send({ terms: { en: 'a\u0000b' } });
+    expect(nul.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'terms', 'en'], type: 'string_pattern_mismatch' })]);
+
     expect(await entriesOf(org, id)).toEqual([
       { terms: { en: 'Car', es: 'coche' }, do_not_translate: false, case_sensitive: false, sounds_like: {} },
     ]);

@@ -37,7 +37,7 @@ function invalid(prefix: (string | number)[], issues: readonly FieldIssue[]): Re
     loc: [...prefix, ...issue.loc],
     msg: issue.msg,
     type: issue.type,
-    input: issue.input,
+    input: issue.input ?? null, // an absent body is reported as null (JSON has no undefined)
     ctx: { ...issue.ctx },
   }));
   return new RequestValidationError(body, true);
