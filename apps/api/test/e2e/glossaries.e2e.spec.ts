@@ -138,7 +138,7 @@ describe('Glossaries', () => {
   it('rejects bad entries and duplicates with 422 and changes nothing', async () => {
     const org = await createOrganization(h.t);
     const { id } = await glossary(org, { entries: [{ terms: { en: 'Car', es: 'coche' } }] });
-    const before = await revision(org);
+    const created = await revision(org);
 
     const bad = await http()
       .post(`/v1/glossaries/${id}/entries`)
@@ -162,6 +162,21 @@ describe('Glossaries', () => {
       .set(org.auth)
       .send({ terms: { es: 'Coche' }, case_sensitive: true });
     expect(cased.status).toBe(422);
+
+    expect(await revision(org)).toBe(created);
+    // Two at once with the same term: one glossary change at a time, so exactly one is added.
+    const racing = await Promise.all(
+      ['Bus', 'bus'].map((term) =>
+        http()
+          .post(`/v1/glossaries/${id}/entries`)
+          .set(org.auth)
+          .send({ terms: { en: term } }),
+      ),
+    );
+    expect(racing.map((res) => res.status).sort()).toEqual([201, 422]);
+    const raced = racing.find((res) => res.status === 201)!;
+    expect((await http().delete(`/v1/glossaries/${id}/entries/${raced.body.id}`).set(org.auth)).status).toBe(204);
+    const before = await revision(org);
 
     const duplicateCreate = await http()
       .post('/v1/glossaries')
