@@ -202,6 +202,13 @@ describe('Glossaries', () => {
     expect(noEntry.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'dict_type', input: null })]);
     const notJson = await http().post(`/v1/glossaries/${id}/entries`).set(org.auth).set('Content-Type', 'text/plain').send('en,es');
     expect(notJson.status).toBe(422);
+    const deep = await http()
+      .put(`/v1/glossaries/${id}/entries`)
+      .set(org.auth)
+      .set('Content-Type', 'application/json')
+      .send(`[{"terms":{"en":${'['.repeat(200_000)}${']'.repeat(200_000)}}}]`);
+    expect(deep.status).toBe(422);
+    expect(deep.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'json_invalid' })]);
     const nul = await http()
       .post(`/v1/glossaries/${id}/entries`)
       .set(org.auth)

@@ -78,8 +78,11 @@ export interface MoreMembers {
   readonly maxInputMembers: number;
 }
 
-/** The one issue of an input whose shape is out of bounds, or null when validation may look at it. */
-function shapeIssue(raw: Record<string, unknown>, location: string, maxMembers = MAX_INPUT_MEMBERS): ValidationIssue | null {
+/**
+ * The one issue of an input whose shape is out of bounds, or null when validation may look at it. Also
+ * for a route that takes its body as a plain value (not a DTO) and validates it itself.
+ */
+export function shapeIssue(raw: unknown, location: string, maxMembers = MAX_INPUT_MEMBERS): ValidationIssue | null {
   const violation = jsonShapeViolation(raw, { maxDepth: MAX_NESTING, maxMembers });
   if (violation === null) return null;
   if (violation.kind === 'members') {

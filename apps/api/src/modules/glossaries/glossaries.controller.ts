@@ -14,12 +14,15 @@ import {
 import type { Response } from 'express';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
+import { RequestValidationError } from '../../common/errors/validation-error';
 import { ApiErrors, ErrorBody } from '../../common/openapi/error-responses';
+import { shapeIssue } from '../../common/validation/input-validation.pipe';
 import { ApiPageResponse } from '../../common/pagination/page.schema';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { RoomIdParams } from '../rooms/room.dto';
 import { GlossariesService, type EntriesBody } from './glossaries.service';
+import { ENTRIES_PER_GLOSSARY } from './glossary-entry-input';
 import {
   CreateGlossaryDto,
   EntryCountView,
@@ -166,7 +169,7 @@ export class GlossariesController {
   @ApiCreatedResponse({ type: GlossaryEntryView, description: 'The entry' })
   @ApiErrors(422, 401, 404)
   addEntry(@CurrentActor() actor: Actor, @Param() params: GlossaryIdParams, @Body() body: unknown) {
-    return this.glossaries.addEntry(actor, params.id, body);
+    return this.glossaries.addEntry(actor, params.id, bounded(body));
   }
 
   @Delete('glossaries/:id/entries/:entry_id')
@@ -244,8 +247,18 @@ export class GlossariesController {
 /** The body of a PUT of entries by its media type: JSON, CSV or TSV; anything else is 415. */
 function entriesBody(contentType: string | undefined, body: unknown): EntriesBody {
   const mediaType = mediaTypeOf(contentType);
-  if (mediaType === 'application/json' || (mediaType === '' && body === undefined)) return { kind: 'json', value: body };
+  if (mediaType === 'application/json' || (mediaType === '' && body === undefined)) return { kind: 'json', value: bounded(body) };
   if (mediaType === GLOSSARY_TEXT_TYPES.csv) return { kind: 'csv', text: typeof body === 'string' ? body : '' };
   if (mediaType === GLOSSARY_TEXT_TYPES.tsv) return { kind: 'tsv', text: typeof body === 'string' ? body : '' };
   throw new ApiError(415, 'Send the entries as application/json, text/csv or text/tab-separated-values.');
+}
+
+/**
+ * A JSON body taken as a plain value, held to the bounds the validation pipe sets for DTOs (nesting,
+ * members; a list may hold a glossary's worth of entries), before anything walks or echoes it.
+ */
+function bounded(body: unknown): unknown {
+  const issue = shapeIssue(body, 'body', ENTRIES_PER_GLOSSARY + 1);
+  if (issue) throw new RequestValidationError([issue], true);
+  return body;
 }
