@@ -297,6 +297,21 @@ describe('Glossaries', () => {
     expect((await http().get('/v1/glossaries?limit=200').set(org.auth)).body.items).toHaveLength(100);
   });
 
+  it('creates a glossary with 10,000 entries from JSON, and refuses 10,001', async () => {
+    const org = await createOrganization(h.t);
+    const entries = Array.from({ length: 10_000 }, (_, i) => ({ terms: { en: `term ${i}`, fr: `terme ${i}` } }));
+    const created = await http().post('/v1/glossaries').set(org.auth).send({ name: 'big', entries });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ entry_count: 10_000, languages: ['en', 'fr'] });
+    const over = await http()
+      .post('/v1/glossaries')
+      .set(org.auth)
+      .send({ name: 'too big', entries: [...entries, { terms: { en: 'one more' } }] });
+    expect(over.status).toBe(422);
+    expect(over.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'entries'], type: 'too_long' })]);
+    expect((await http().get('/v1/glossaries').set(org.auth)).body.items).toHaveLength(1);
+  });
+
   it("answers 404 for another organization's glossary, entries and room", async () => {
     const owner = await createOrganization(h.t);
     const other = await createOrganization(h.t);

@@ -1,4 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { GlossaryEntry } from '@app/domain';
+import { Exclude } from 'class-transformer';
 import { IsOptional } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { BoolRule, EnumRule, StringRule, UuidRule } from '../../common/validation/rules';
@@ -56,17 +58,32 @@ export class CreateGlossaryDto {
   @BoolRule({ optional: true })
   default?: boolean;
 
+  // Read from the body as received (moreIssues), not copied by class-transformer: 10,000 entries cost it ~0.4 s.
   @ApiPropertyOptional({ type: [GlossaryEntryInput], maxItems: ENTRIES_PER_GLOSSARY, description: 'its first entries (in this order)' })
-  @IsOptional()
+  @Exclude()
   entries?: unknown;
 
-  static moreIssues(instance: CreateGlossaryDto) {
-    if (instance.entries === undefined) return [];
-    const result = readGlossaryEntries(instance.entries);
-    return result.ok
-      ? []
-      : result.error.map((issue) => ({ ...issue, loc: ['entries', ...issue.loc], ctx: issue.ctx ? { ...issue.ctx } : {} }));
+  static moreIssues(instance: CreateGlossaryDto, _failed: ReadonlySet<string>, raw: Readonly<Record<string, unknown>>) {
+    if (raw.entries === undefined) {
+      validatedEntries.set(instance, []);
+      return [];
+    }
+    const result = readGlossaryEntries(raw.entries);
+    if (result.ok) {
+      validatedEntries.set(instance, result.value);
+      return [];
+    }
+    return result.error.map((issue) => ({ ...issue, loc: ['entries', ...issue.loc], input: issue.input ?? null, ctx: { ...issue.ctx } }));
   }
+}
+
+/** The entries of a validated body, read once by its rules (keyed by the instance: no body field can forge them). */
+const validatedEntries = new WeakMap<CreateGlossaryDto, GlossaryEntry[]>();
+
+export function createdEntries(dto: CreateGlossaryDto): GlossaryEntry[] {
+  const entries = validatedEntries.get(dto);
+  if (!entries) throw new Error('CreateGlossaryDto was not validated');
+  return entries;
 }
 
 export class UpdateGlossaryDto {
