@@ -152,7 +152,7 @@ function requestOptions(spec, apiKey) {
     body = JSON.stringify(body);
     if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
   }
-  return { method: (spec.method ?? 'GET').toUpperCase(), path: spec.path, headers, body };
+  return { method: (spec.method ?? 'GET').toUpperCase(), path: spec.path, headers, body, connections: spec.connections };
 }
 
 function makeFetchJson(baseUrl, apiKey) {
@@ -178,11 +178,18 @@ function makeFetchJson(baseUrl, apiKey) {
 }
 
 function autocannonRun(target, seconds) {
-  return autocannon({ ...target, connections: CONNECTIONS, duration: seconds });
+  const { connections, ...request } = target;
+  return autocannon({ ...request, connections: connections ?? CONNECTIONS, duration: seconds });
 }
 
 function target(baseUrl, options) {
-  return { url: new URL(options.path, baseUrl).toString(), method: options.method, headers: options.headers, body: options.body };
+  return {
+    url: new URL(options.path, baseUrl).toString(),
+    method: options.method,
+    headers: options.headers,
+    body: options.body,
+    connections: options.connections,
+  };
 }
 
 /**

@@ -13,6 +13,8 @@
 //             ctx = { baseUrl, baselineUrl, apiKey, databaseUrl, organizationId, userId, fetchJson, query }
 //             fetchJson(path, { method, headers, body, auth = true, expect }) -> { status, headers, body }
 //             query(sql, params) runs SQL on the bench database (for data the API cannot create)
+//   connections  autocannon connections for this row (default BENCH_CONNECTIONS), for a row whose requests
+//             queue behind one another by design (one organization's glossary changes run one at a time)
 //   expect    status the request must answer with (default 200): checked once before the run, and any other
 //             status during the run is counted as an error
 //   baseline  request on the baseline server (default { method: 'GET', path: '/baseline/users/me' }); it is
@@ -101,6 +103,23 @@ export const SCENARIOS = [
       const start = new Date(end.getTime() - 89 * 86_400_000);
       return {
         path: `/v1/usage/overview?starts_after=${start.toISOString()}&ends_before=${end.toISOString()}&granularity=hour&timezone=Europe/Berlin`,
+      };
+    },
+  },
+  {
+    // A whole glossary replaced from CSV (extensions.md "Glossaries": 10,000 entries, ≤ 1 MiB), one client at a
+    // time: an organization's glossary changes are serialized, so more connections would only queue.
+    name: 'PUT /v1/glossaries/{id}/entries (CSV, 10,000 rows)',
+    method: 'PUT',
+    connections: 1,
+    target: { maxP99Ms: 2000 },
+    setup: async (ctx) => {
+      const glossary = await ctx.fetchJson('/v1/glossaries', { method: 'POST', body: { name: 'bench glossary' }, expect: 201 });
+      const rows = Array.from({ length: 10_000 }, (_, i) => `term ${i},término ${i},Begriff ${i}`);
+      return {
+        path: `/v1/glossaries/${glossary.body.id}/entries`,
+        headers: { 'content-type': 'text/csv' },
+        body: `en,es,de\r\n${rows.join('\r\n')}\r\n`,
       };
     },
   },

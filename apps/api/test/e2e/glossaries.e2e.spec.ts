@@ -138,7 +138,7 @@ describe('Glossaries', () => {
   it('rejects bad entries and duplicates with 422 and changes nothing', async () => {
     const org = await createOrganization(h.t);
     const { id } = await glossary(org, { entries: [{ terms: { en: 'Car', es: 'coche' } }] });
-    const before = await revision(org);
+    const created = await revision(org);
 
     const bad = await http()
       .post(`/v1/glossaries/${id}/entries`)
@@ -163,6 +163,21 @@ describe('Glossaries', () => {
       .send({ terms: { es: 'Coche' }, case_sensitive: true });
     expect(cased.status).toBe(422);
 
+    expect(await revision(org)).toBe(created);
+    // Two at once with the same term: one glossary change at a time, so exactly one is added.
+    const racing = await Promise.all(
+      ['Bus', 'bus'].map((term) =>
+        http()
+          .post(`/v1/glossaries/${id}/entries`)
+          .set(org.auth)
+          .send({ terms: { en: term } }),
+      ),
+    );
+    expect(racing.map((res) => res.status).sort()).toEqual([201, 422]);
+    const raced = racing.find((res) => res.status === 201)!;
+    expect((await http().delete(`/v1/glossaries/${id}/entries/${raced.body.id}`).set(org.auth)).status).toBe(204);
+    const before = await revision(org);
+
     const duplicateCreate = await http()
       .post('/v1/glossaries')
       .set(org.auth)
@@ -178,6 +193,27 @@ describe('Glossaries', () => {
       .send([{ terms: { en: 'x' } }, { terms: { en: 'y' } }, { terms: { en: 'X' } }]);
     expect(duplicatePut.status).toBe(422);
     expect(duplicatePut.body.detail[0].loc).toEqual(['body', 2, 'terms', 'en']);
+
+    const noBody = await http().put(`/v1/glossaries/${id}/entries`).set(org.auth);
+    expect(noBody.status).toBe(422);
+    expect(noBody.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'missing', input: null })]);
+    const noEntry = await http().post(`/v1/glossaries/${id}/entries`).set(org.auth);
+    expect(noEntry.status).toBe(422);
+    expect(noEntry.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'dict_type', input: null })]);
+    const notJson = await http().post(`/v1/glossaries/${id}/entries`).set(org.auth).set('Content-Type', 'text/plain').send('en,es');
+    expect(notJson.status).toBe(422);
+    const deep = await http()
+      .put(`/v1/glossaries/${id}/entries`)
+      .set(org.auth)
+      .set('Content-Type', 'application/json')
+      .send(`[{"terms":{"en":${'['.repeat(200_000)}${']'.repeat(200_000)}}}]`);
+    expect(deep.status).toBe(422);
+    expect(deep.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'json_invalid' })]);
+    const nul = await http()
+      .post(`/v1/glossaries/${id}/entries`)
+      .set(org.auth)
+      .send({ terms: { en: 'a\u0000b' } });
+    expect(nul.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'terms', 'en'], type: 'string_pattern_mismatch' })]);
 
     expect(await entriesOf(org, id)).toEqual([
       { terms: { en: 'Car', es: 'coche' }, do_not_translate: false, case_sensitive: false, sounds_like: {} },
@@ -259,6 +295,21 @@ describe('Glossaries', () => {
     expect(hundredFirst.status).toBe(422);
     expect(hundredFirst.body.detail[0].loc).toEqual(['body']);
     expect((await http().get('/v1/glossaries?limit=200').set(org.auth)).body.items).toHaveLength(100);
+  });
+
+  it('creates a glossary with 10,000 entries from JSON, and refuses 10,001', async () => {
+    const org = await createOrganization(h.t);
+    const entries = Array.from({ length: 10_000 }, (_, i) => ({ terms: { en: `term ${i}`, fr: `terme ${i}` } }));
+    const created = await http().post('/v1/glossaries').set(org.auth).send({ name: 'big', entries });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ entry_count: 10_000, languages: ['en', 'fr'] });
+    const over = await http()
+      .post('/v1/glossaries')
+      .set(org.auth)
+      .send({ name: 'too big', entries: [...entries, { terms: { en: 'one more' } }] });
+    expect(over.status).toBe(422);
+    expect(over.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'entries'], type: 'too_long' })]);
+    expect((await http().get('/v1/glossaries').set(org.auth)).body.items).toHaveLength(1);
   });
 
   it("answers 404 for another organization's glossary, entries and room", async () => {

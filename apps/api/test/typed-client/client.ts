@@ -111,6 +111,71 @@ async function main(): Promise<void> {
   // The operation also answers WebVTT and SubRip text (format=vtt|srt): the JSON page is the object.
   seen.transcript = typeof transcript === 'string' ? 'text' : { segments: transcript.items.length, next_offset: transcript.next_offset };
 
+  const glossary = must(
+    await client.POST('/v1/glossaries', {
+      body: {
+        name: 'Products',
+        default: true,
+        entries: [{ terms: { en: 'Tenmeter', de: 'Zehnmeter' }, sounds_like: { en: ['ten meter'] } }],
+      },
+    }),
+    'createGlossary',
+  );
+  const renamed = must(
+    await client.PATCH('/v1/glossaries/{id}', { params: { path: { id: glossary.id } }, body: { name: 'Brands' } }),
+    'updateGlossary',
+  );
+  const glossaries = must(await client.GET('/v1/glossaries', { params: { query: { limit: 10 } } }), 'listGlossaries');
+  const entry = must(
+    await client.POST('/v1/glossaries/{id}/entries', {
+      params: { path: { id: glossary.id } },
+      body: { terms: { en: 'Acme' }, do_not_translate: true },
+    }),
+    'addGlossaryEntry',
+  );
+  const entries = must(
+    await client.GET('/v1/glossaries/{id}/entries', { params: { path: { id: glossary.id }, query: { limit: 10 } } }),
+    'listGlossaryEntries',
+  );
+  const csv = await client.GET('/v1/glossaries/{id}/entries', {
+    params: { path: { id: glossary.id }, query: { format: 'csv' } },
+    parseAs: 'text',
+  });
+  const deletedEntry = await client.DELETE('/v1/glossaries/{id}/entries/{entry_id}', {
+    params: { path: { id: glossary.id, entry_id: entry.id } },
+  });
+  const replaced = must(
+    await client.PUT('/v1/glossaries/{id}/entries', {
+      params: { path: { id: glossary.id } },
+      body: [{ terms: { en: 'forward', es: 'adelante' } }],
+    }),
+    'replaceGlossaryEntries',
+  );
+  const inRoom = must(
+    await client.PUT('/v1/rooms/{room_id}/glossaries', { params: { path: { room_id: room.id } }, body: { glossary_ids: [glossary.id] } }),
+    'setRoomGlossaries',
+  );
+  const usedByRoom = must(
+    await client.GET('/v1/rooms/{room_id}/glossaries', { params: { path: { room_id: room.id } } }),
+    'getRoomGlossaries',
+  );
+  const fetched = must(await client.GET('/v1/glossaries/{id}', { params: { path: { id: glossary.id } } }), 'getGlossary');
+  const deletedGlossary = await client.DELETE('/v1/glossaries/{id}', { params: { path: { id: glossary.id } } });
+  seen.glossaries = {
+    created: { entry_count: glossary.entry_count, languages: glossary.languages, default: glossary.default },
+    renamed: renamed.name,
+    listed: glossaries.items.length,
+    entry: entry.do_not_translate,
+    // The operation also answers CSV and TSV text (format=csv|tsv): the JSON page is the object.
+    entries: typeof entries === 'string' ? 'text' : entries.items.length,
+    csv: csv.data,
+    deletedEntry: deletedEntry.response.status,
+    replaced: replaced.entry_count,
+    room: [inRoom.glossary_ids.length, usedByRoom.glossary_ids[0] === glossary.id],
+    fetched: fetched.languages,
+    deleted: deletedGlossary.response.status,
+  };
+
   const key = must(await client.POST('/v1/api-keys', { body: { name: 'typed client' } }), 'createApiKey');
   const keys = must(await client.GET('/v1/api-keys', { params: { query: { limit: 50 } } }), 'listApiKeys');
   const revokedKey = await client.DELETE('/v1/api-keys/{key_id}', { params: { path: { key_id: key.id } } });

@@ -29,12 +29,16 @@ describe('parseGlossaryText', () => {
     ]);
   });
 
-  it('reads the do_not_translate column in any position, true or false, empty meaning false', () => {
-    expect(entriesOf('do_not_translate,en,es\r\ntrue,Acme,\r\nfalse,car,coche\r\n,bus,autobús')).toEqual([
-      entry({ en: 'Acme' }, { doNotTranslate: true }),
-      entry({ en: 'car', es: 'coche' }),
-      entry({ en: 'bus', es: 'autobús' }),
-    ]);
+  it('reads the do_not_translate column in any position, true or false in any case, empty meaning false', () => {
+    expect(entriesOf('do_not_translate,en,es\r\ntrue,Acme,\r\nfalse,car,coche\r\n,bus,autobús\r\nTRUE,Zed,\r\nFalse,tram,tranvía')).toEqual(
+      [
+        entry({ en: 'Acme' }, { doNotTranslate: true }),
+        entry({ en: 'car', es: 'coche' }),
+        entry({ en: 'bus', es: 'autobús' }),
+        entry({ en: 'Zed' }, { doNotTranslate: true }),
+        entry({ en: 'tram', es: 'tranvía' }),
+      ],
+    );
   });
 
   it('reads RFC 4180 quoting: delimiters, doubled quotes and line breaks inside a field', () => {

@@ -4,7 +4,7 @@ import { duplicateTermIssues, validateGlossaryEntry, type GlossaryEntry } from '
 
 /**
  * A glossary as delimited text (extensions.md "Glossaries"): a header row of language codes and
- * optionally the column `do_not_translate` (`true`/`false`), then one entry per row; empty cells are
+ * optionally the column `do_not_translate` (`true`/`false`, any case), then one entry per row; empty cells are
  * skipped. Fields follow RFC 4180 (a field holding the delimiter, a quote or a line break is quoted,
  * a quote doubled), for TSV too, so that any term survives a round trip. `case_sensitive` and
  * `sounds_like` have no column: an export leaves them out and an import sets their defaults.
@@ -141,7 +141,8 @@ function rowInput(row: TextRecord, columns: readonly Column[], issues: FieldIssu
       terms[column.name] = cell;
       return;
     }
-    const flag = cell.trim();
+    // Any case: spreadsheets write TRUE and FALSE when they save a file.
+    const flag = cell.trim().toLowerCase();
     if (flag === 'true' || flag === 'false') {
       input.do_not_translate = flag === 'true';
     } else {

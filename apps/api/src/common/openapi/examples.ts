@@ -7,6 +7,22 @@ const USER_ID = '9a3c6b1e-0f2d-4e4b-8a57-3d2f1c0b9e88';
 const KEY_ID = '5b1e7c2a-8d3f-4a6b-9e0c-1f2a3b4c5d6e';
 const INVITE_CODE = 'QmFzZTY0dXJsUmFuZG9tMTI.c2lnbmF0dXJlLW9mLXRoZS1jb2RlLWJ5LWhtYWMtc2hhMjU2';
 
+const glossary = {
+  id: '3e4f5a6b-7c8d-4e9f-8a0b-1c2d3e4f5a6b',
+  name: 'Product names',
+  default: true,
+  entry_count: 42,
+  languages: ['de', 'en'],
+  created_at: '2026-03-01T10:00:00.000Z',
+  updated_at: '2026-03-01T10:05:00.000Z',
+};
+
+const glossaryEntryInput = {
+  terms: { en: 'Tenmeter', de: 'Zehnmeter' },
+  case_sensitive: false,
+  sounds_like: { en: ['ten meter', 'ten metre'] },
+};
+
 const participant = {
   id: 17,
   participant_identity: 'alice',
@@ -176,4 +192,17 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   },
   TranscriptSettingsDto: { store: true, retention_days: 30 },
   TranscriptSettingsView: { store: true, retention_days: 30 },
+  CreateGlossaryDto: { name: glossary.name, default: true, entries: [glossaryEntryInput] },
+  UpdateGlossaryDto: { name: glossary.name, default: false },
+  GlossaryView: glossary,
+  GlossaryEntryInput: glossaryEntryInput,
+  GlossaryEntryView: {
+    id: '0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f',
+    ...glossaryEntryInput,
+    do_not_translate: false,
+    created_at: '2026-03-01T10:05:00.000Z',
+  },
+  EntryCountView: { entry_count: 42 },
+  RoomGlossariesDto: { glossary_ids: [glossary.id] },
+  RoomGlossariesView: { glossary_ids: [glossary.id] },
 };

@@ -11,6 +11,8 @@ export interface MoreRules {
   moreIssues(
     instance: object,
     failedProperties: ReadonlySet<string>,
+    /** The input as received (for a field the DTO keeps out of class-transformer, e.g. a large list). */
+    raw: Readonly<Record<string, unknown>>,
   ): { loc: (string | number)[]; msg: string; type: string; input: unknown; ctx?: Record<string, unknown> }[];
 }
 
@@ -78,8 +80,11 @@ export interface MoreMembers {
   readonly maxInputMembers: number;
 }
 
-/** The one issue of an input whose shape is out of bounds, or null when validation may look at it. */
-function shapeIssue(raw: Record<string, unknown>, location: string, maxMembers = MAX_INPUT_MEMBERS): ValidationIssue | null {
+/**
+ * The one issue of an input whose shape is out of bounds, or null when validation may look at it. Also
+ * for a route that takes its body as a plain value (not a DTO) and validates it itself.
+ */
+export function shapeIssue(raw: unknown, location: string, maxMembers = MAX_INPUT_MEMBERS): ValidationIssue | null {
   const violation = jsonShapeViolation(raw, { maxDepth: MAX_NESTING, maxMembers });
   if (violation === null) return null;
   if (violation.kind === 'members') {
@@ -133,7 +138,7 @@ export function inputIssues(input: InputToValidate): { instance: object | null; 
   const errors = validateSync(instance, { forbidUnknownValues: false });
   const issues = errors.map((error) => issueOf(error, location, raw));
   const failed = new Set(errors.map((error) => error.property));
-  const more = (metatype as Partial<MoreRules>).moreIssues?.(instance, failed) ?? [];
+  const more = (metatype as Partial<MoreRules>).moreIssues?.(instance, failed, raw) ?? [];
   issues.push(...more.map((issue) => ({ ...issue, loc: [location, ...issue.loc], ctx: issue.ctx ?? {} })));
   if (issues.length > 1) {
     const order = fieldOrderOf(metatype);

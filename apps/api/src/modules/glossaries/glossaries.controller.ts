@@ -14,12 +14,15 @@ import {
 import type { Response } from 'express';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
+import { RequestValidationError } from '../../common/errors/validation-error';
 import { ApiErrors, ErrorBody } from '../../common/openapi/error-responses';
+import { shapeIssue } from '../../common/validation/input-validation.pipe';
 import { ApiPageResponse } from '../../common/pagination/page.schema';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { RoomIdParams } from '../rooms/room.dto';
 import { GlossariesService, type EntriesBody } from './glossaries.service';
+import { ENTRIES_PER_GLOSSARY } from './glossary-entry-input';
 import {
   CreateGlossaryDto,
   EntryCountView,
@@ -88,7 +91,11 @@ export class GlossariesController {
   }
 
   @Get('glossaries/:id')
-  @ApiOperation({ operationId: 'getGlossary', summary: 'A glossary' })
+  @ApiOperation({
+    operationId: 'getGlossary',
+    summary: 'A glossary',
+    description: "Its name, whether it is a default, how many entries it holds and the languages they use. 404 for another organization's.",
+  })
   @ApiOkResponse({ type: GlossaryView })
   @ApiErrors(422, 401, 404)
   get(@CurrentActor() actor: Actor, @Param() params: GlossaryIdParams) {
@@ -96,7 +103,11 @@ export class GlossariesController {
   }
 
   @Patch('glossaries/:id')
-  @ApiOperation({ operationId: 'updateGlossary', summary: 'Rename a glossary or change whether it is a default' })
+  @ApiOperation({
+    operationId: 'updateGlossary',
+    summary: 'Rename a glossary or change whether it is a default',
+    description: 'Either field may be left out. A changed `default` reaches the live rooms without a list of their own within 10 s.',
+  })
   @ApiOkResponse({ type: GlossaryView })
   @ApiErrors(422, 401, 404)
   update(@CurrentActor() actor: Actor, @Param() params: GlossaryIdParams, @Body() body: UpdateGlossaryDto) {
@@ -147,17 +158,27 @@ export class GlossariesController {
 
   @Post('glossaries/:id/entries')
   @Idempotent()
-  @ApiOperation({ operationId: 'addGlossaryEntry', summary: 'Add an entry to a glossary' })
+  @ApiOperation({
+    operationId: 'addGlossaryEntry',
+    summary: 'Add an entry to a glossary',
+    description:
+      'One term in 1–10 languages. 422 when a term is already in the glossary in that language (as matching compares terms) or the ' +
+      'glossary holds 10,000 entries.',
+  })
   @ApiBody({ type: GlossaryEntryInput })
   @ApiCreatedResponse({ type: GlossaryEntryView, description: 'The entry' })
   @ApiErrors(422, 401, 404)
   addEntry(@CurrentActor() actor: Actor, @Param() params: GlossaryIdParams, @Body() body: unknown) {
-    return this.glossaries.addEntry(actor, params.id, body);
+    return this.glossaries.addEntry(actor, params.id, bounded(body));
   }
 
   @Delete('glossaries/:id/entries/:entry_id')
   @HttpCode(204)
-  @ApiOperation({ operationId: 'deleteGlossaryEntry', summary: 'Delete an entry of a glossary' })
+  @ApiOperation({
+    operationId: 'deleteGlossaryEntry',
+    summary: 'Delete an entry of a glossary',
+    description: 'The live rooms that use the glossary stop applying it within 10 s.',
+  })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors(422, 401, 404)
   async deleteEntry(@CurrentActor() actor: Actor, @Param() params: GlossaryEntryIdParams) {
@@ -226,8 +247,18 @@ export class GlossariesController {
 /** The body of a PUT of entries by its media type: JSON, CSV or TSV; anything else is 415. */
 function entriesBody(contentType: string | undefined, body: unknown): EntriesBody {
   const mediaType = mediaTypeOf(contentType);
-  if (mediaType === 'application/json' || (mediaType === '' && body === undefined)) return { kind: 'json', value: body };
+  if (mediaType === 'application/json' || (mediaType === '' && body === undefined)) return { kind: 'json', value: bounded(body) };
   if (mediaType === GLOSSARY_TEXT_TYPES.csv) return { kind: 'csv', text: typeof body === 'string' ? body : '' };
   if (mediaType === GLOSSARY_TEXT_TYPES.tsv) return { kind: 'tsv', text: typeof body === 'string' ? body : '' };
   throw new ApiError(415, 'Send the entries as application/json, text/csv or text/tab-separated-values.');
+}
+
+/**
+ * A JSON body taken as a plain value, held to the bounds the validation pipe sets for DTOs (nesting,
+ * members; a list may hold a glossary's worth of entries), before anything walks or echoes it.
+ */
+function bounded(body: unknown): unknown {
+  const issue = shapeIssue(body, 'body', ENTRIES_PER_GLOSSARY + 1);
+  if (issue) throw new RequestValidationError([issue], true);
+  return body;
 }

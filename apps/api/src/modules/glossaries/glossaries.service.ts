@@ -24,7 +24,7 @@ import {
   tooManyEntries,
   withTermKeys,
 } from './glossary-entry-input';
-import type { CreateGlossaryDto, UpdateGlossaryDto } from './glossary.dto';
+import { createdEntries, type CreateGlossaryDto, type UpdateGlossaryDto } from './glossary.dto';
 
 const GLOSSARY_NOT_FOUND = 'Glossary not found.';
 
@@ -37,7 +37,7 @@ function invalid(prefix: (string | number)[], issues: readonly FieldIssue[]): Re
     loc: [...prefix, ...issue.loc],
     msg: issue.msg,
     type: issue.type,
-    input: issue.input,
+    input: issue.input ?? null, // an absent body is reported as null (JSON has no undefined)
     ctx: { ...issue.ctx },
   }));
   return new RequestValidationError(body, true);
@@ -79,9 +79,7 @@ export class GlossariesService {
 
   async create(actor: Actor, dto: CreateGlossaryDto): Promise<GlossaryRow> {
     const organizationId = actor.organizationId;
-    // The DTO's rules already validated the entries; read them again for their values.
-    const read = dto.entries === undefined ? undefined : readGlossaryEntries(dto.entries);
-    const entries = read?.ok ? read.value : [];
+    const entries = createdEntries(dto);
     const isDefault = dto.default ?? false;
     return this.change(organizationId, async (tx) => {
       if ((await this.glossaries.count(organizationId, tx)) >= GLOSSARIES_PER_ORGANIZATION) {

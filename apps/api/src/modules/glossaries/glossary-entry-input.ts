@@ -46,6 +46,7 @@ export function readGlossaryEntry(input: unknown): Result<GlossaryEntry, FieldIs
  * no term twice in one language. `loc` relative to the list (`[index, …]`).
  */
 export function readGlossaryEntries(input: unknown): Result<GlossaryEntry[], FieldIssue[]> {
+  if (input === undefined) return { ok: false, error: [{ loc: [], type: 'missing', msg: 'Field required', input: null }] };
   if (!Array.isArray(input)) return { ok: false, error: [{ loc: [], type: 'list_type', msg: 'Input should be a valid list', input }] };
   if (input.length > ENTRIES_PER_GLOSSARY) return { ok: false, error: [tooManyEntries(input.length)] };
   const issues: FieldIssue[] = [];

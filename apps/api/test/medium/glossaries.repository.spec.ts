@@ -1,0 +1,106 @@
+import type { GlossaryEntry } from '@app/domain';
+import type { DataSource } from 'typeorm';
+import { DatabaseClient } from '../../src/database/database.client';
+import { GlossariesRepository } from '../../src/modules/glossaries/glossaries.repository';
+import { withTermKeys } from '../../src/modules/glossaries/glossary-entry-input';
+import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { MediumRows } from '../support/medium-rows';
+
+const entry = (terms: Record<string, string>, more: Partial<GlossaryEntry> = {}): GlossaryEntry => ({
+  terms,
+  doNotTranslate: false,
+  caseSensitive: false,
+  soundsLike: {},
+  ...more,
+});
+
+/** The glossary tables on the real database: order, tenancy, the duplicate lookup and what a room uses. */
+describe('GlossariesRepository', () => {
+  let databaseUrl: string;
+  let db: DataSource;
+  let database: DatabaseClient;
+  let glossaries: GlossariesRepository;
+  let rows: MediumRows;
+
+  beforeAll(async () => {
+    ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
+    database = new DatabaseClient(db);
+    glossaries = new GlossariesRepository(database);
+    rows = new MediumRows(db);
+  });
+  afterAll(async () => {
+    await closeMediumDatabase(databaseUrl, db);
+  });
+
+  it('stores a bulk of entries in the order sent and pages them oldest first', async () => {
+    const { organizationId } = await rows.organization();
+    const glossary = await glossaries.create(organizationId, 'bulk', false);
+    const sent = Array.from({ length: 300 }, (_, i) => entry({ en: `term ${i}` }, { soundsLike: { en: [`t ${i}`] } }));
+    await glossaries.insertEntries(glossary.id, organizationId, sent.map(withTermKeys));
+    expect(await glossaries.entries(glossary.id, organizationId)).toEqual(sent);
+    const page = await glossaries.entryPage(glossary.id, organizationId, 2, 299);
+    expect(page.map((row) => row.terms)).toEqual([{ en: 'term 299' }]);
+    await glossaries.recount(glossary.id, organizationId);
+    expect(await glossaries.get(glossary.id, organizationId)).toMatchObject({ entry_count: 300, languages: ['en'] });
+
+    const stranger = await rows.organization();
+    expect(await glossaries.entries(glossary.id, stranger.organizationId)).toEqual([]);
+    expect(await glossaries.get(glossary.id, stranger.organizationId)).toBeUndefined();
+  });
+
+  it('finds the entries sharing a folded term key, in any of the new entry languages', async () => {
+    const { organizationId } = await rows.organization();
+    const glossary = await glossaries.create(organizationId, 'keys', false);
+    const stored = [entry({ en: 'Wi-Fi', es: 'wifi' }), entry({ en: 'Car' }, { caseSensitive: true }), entry({ de: 'Auto' })];
+    await glossaries.insertEntries(glossary.id, organizationId, stored.map(withTermKeys));
+    const probe = (terms: Record<string, string>) =>
+      glossaries.duplicateCandidates(glossary.id, organizationId, withTermKeys(entry(terms)).termKeys);
+    expect(await probe({ en: 'WI-FI' })).toEqual([stored[0]]);
+    expect(await probe({ en: 'car', de: 'auto' })).toEqual([stored[1], stored[2]]);
+    expect(await probe({ fr: 'auto' })).toEqual([]);
+  });
+
+  it("reads a room's glossaries (own list, else the defaults newest first) with their entries and the revision, in one statement", async () => {
+    const owner = await rows.organization();
+    const { organizationId } = owner;
+    const roomId = await rows.room(owner);
+    expect(await glossaries.glossariesInUse(organizationId, roomId)).toEqual({ revision: 0, glossaries: [] });
+
+    const a = await glossaries.create(organizationId, 'a', true);
+    const b = await glossaries.create(organizationId, 'b', false);
+    const c = await glossaries.create(organizationId, 'c', true);
+    await glossaries.insertEntries(
+      a.id,
+      organizationId,
+      [entry({ en: 'one' }), entry({ en: 'two' }, { doNotTranslate: true })].map(withTermKeys),
+    );
+    const revision = await database.transaction(async (tx) => {
+      await glossaries.lockOrganization(organizationId, tx);
+      return glossaries.bumpRevision(organizationId, tx);
+    });
+    expect(revision).toBe(1);
+
+    const defaults = await glossaries.glossariesInUse(organizationId, roomId);
+    expect(defaults).toEqual({
+      revision: 1,
+      glossaries: [
+        { id: c.id, entries: [] },
+        { id: a.id, entries: [entry({ en: 'one' }), entry({ en: 'two' }, { doNotTranslate: true })] },
+      ],
+    });
+    expect(await glossaries.roomList(roomId, organizationId)).toEqual({ own: null, defaults: [c.id, a.id] });
+
+    expect(await glossaries.setRoomList(roomId, organizationId, [b.id, a.id])).toBe(true);
+    expect((await glossaries.glossariesInUse(organizationId, roomId))?.glossaries.map((g) => g.id)).toEqual([b.id, a.id]);
+    expect(await glossaries.leaveRooms(a.id, organizationId)).toEqual([roomId]);
+    expect(await glossaries.roomList(roomId, organizationId)).toEqual({ own: [b.id], defaults: [c.id, a.id] });
+    await glossaries.setRoomList(roomId, organizationId, []);
+    expect(await glossaries.glossariesInUse(organizationId, roomId)).toEqual({ revision: 1, glossaries: [] });
+
+    const stranger = await rows.organization();
+    expect(await glossaries.glossariesInUse(stranger.organizationId, roomId)).toBeUndefined();
+    expect(await glossaries.setRoomList(roomId, stranger.organizationId, [])).toBe(false);
+    expect(await glossaries.owned(stranger.organizationId, [a.id, b.id])).toEqual(new Set());
+    expect(await glossaries.owned(organizationId, [a.id, b.id])).toEqual(new Set([a.id, b.id]));
+  });
+});
