@@ -24,6 +24,7 @@ import { IdempotencyModule } from './modules/idempotency/idempotency.module';
 import { CustomerEventsModule } from './modules/customer-webhooks/customer-events.module';
 import { CustomerWebhooksModule } from './modules/customer-webhooks/customer-webhooks.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
+import { GlossariesModule } from './modules/glossaries/glossaries.module';
 
 @Module({})
 export class AppModule {
@@ -54,6 +55,7 @@ export class AppModule {
         TranslationStatsModule,
         TranscriptsModule,
         CustomerWebhooksModule,
+        GlossariesModule,
       ],
     };
   }

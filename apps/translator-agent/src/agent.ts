@@ -3,12 +3,14 @@
  * dispatch. Default export for agents-js, which imports this file by path (WorkerOptions.agent).
  * The entry is the list of a job's steps; each step below is one function.
  */
+import type { RoomGlossaries } from '@app/contracts';
 import { AutoSubscribe, defineAgent, log, type JobContext } from '@livekit/agents';
 import { LOAD_SOCKET_ENV, LoadChannelClient } from './capacity/load-channel';
 import { unlimitedAdmission } from './capacity/stream-budget';
 import { loadAgentConfig, type AgentConfig } from './config';
 import { AgentMetrics } from './metrics/agent-metrics';
 import { TranslatorEventsReporter } from './events/translator-events';
+import { GlossaryFollower } from './glossaries/glossary-follower';
 import { LanguageWatch } from './translation/language-watch';
 import { LatencyTracker } from './translation/latency-tracker';
 import { createSpeechProviders } from './translation/providers';
@@ -54,13 +56,16 @@ export default defineAgent({
     const channel = await connectLoadChannel(job.logger);
     const metricsPush = pushMetricsToWorker(job, channel);
     const latency = new LatencyTracker();
-    const translator = await joinRoom(job, channel, latency);
+    const glossaries = await followGlossaries(job);
+    const translator = await joinRoom(job, channel, latency, glossaries.latest());
+    glossaries.applyTo(translator);
     const stopWatching = leaveWhenDone(job, translator);
     const latencyReports = reportLatency(job, latency);
     ctx.addShutdownCallback(async () => {
       latencyReports.stop();
       metricsPush.stop();
       stopWatching();
+      await glossaries.close();
       await translator.close();
       await job.providers.close?.();
       await latencyReports.flush();
@@ -157,13 +162,70 @@ export function realtimeOptions(config: AgentConfig): RoomTranslatorOptions['rea
   };
 }
 
+/** How long a job waits for Redis to read its room's glossaries before it joins without them (they follow once it answers). */
+const GLOSSARIES_WAIT_MS = 3000;
+
+export interface FollowedGlossaries {
+  /** The newest glossaries handed on so far (the dispatch's, or a change since); undefined: none. */
+  latest(): RoomGlossaries | undefined;
+  /** From now on, each newer version goes to the translator. */
+  applyTo(translator: Pick<RoomTranslator, 'setGlossaries'>): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The room's glossaries: those its dispatch carried, or newer (the presence consumer keeps them in
+ * Redis), then each change while the room lives (extensions.md "Glossaries").
+ */
+export async function followGlossaries({
+  logger,
+  config,
+  job,
+}: {
+  logger: Pick<Logger, 'info' | 'warn'>;
+  config: Pick<AgentConfig, 'redisUrl' | 'queuePrefix'>;
+  job: Pick<TranslatorJobMetadata, 'roomId'>;
+}): Promise<FollowedGlossaries> {
+  let latest: RoomGlossaries | undefined;
+  let translator: Pick<RoomTranslator, 'setGlossaries'> | undefined;
+  const follower = new GlossaryFollower({
+    redisUrl: config.redisUrl,
+    prefix: config.queuePrefix,
+    roomId: job.roomId,
+    onChange: (glossaries) => {
+      latest = glossaries;
+      translator?.setGlossaries(glossaries);
+      logger.info({ roomId: job.roomId, version: glossaries.version }, 'glossaries applied from the next utterance');
+    },
+    onError: (error) => logger.warn({ error, roomId: job.roomId }, 'glossaries: Redis'),
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), GLOSSARIES_WAIT_MS)));
+  const starting = follower.start().then(
+    () => 'started' as const,
+    (error: unknown) => (logger.warn({ error, roomId: job.roomId }, 'glossaries: not followed'), 'failed' as const),
+  );
+  const started = await Promise.race([starting, waited]).finally(() => clearTimeout(timer));
+  if (started === 'timeout') logger.warn({ roomId: job.roomId }, 'glossaries not read yet (Redis): joining without them');
+  return {
+    latest: () => latest,
+    applyTo: (room) => {
+      translator = room;
+      if (latest) room.setGlossaries(latest);
+    },
+    close: () => follower.close(),
+  };
+}
+
 /** Builds the room's translator, connects to the room, publishes its tracks and reports the translator joined. */
 async function joinRoom(
   { ctx, logger, config, job, reporter, metrics, providers }: TranslatorJob,
   channel: LoadChannelClient | null,
   latency: LatencyTracker,
+  glossaries: RoomGlossaries | undefined,
 ): Promise<RoomTranslator> {
   const translator = new RoomTranslator({
+    glossaries,
     room: ctx.room,
     mode: job.mode,
     languages: job.languages,

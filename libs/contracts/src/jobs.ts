@@ -54,8 +54,9 @@ export interface CompiledGlossary {
 /**
  * The glossaries a room's translator applies now: one compiled glossary per direction of the room's
  * language pair (both, whatever the mode). `version` increases with every change of the room's
- * glossaries (entries, its list, a default, a deletion); a translator never replaces a newer one with
- * an older one, so reordered or duplicated deliveries settle on the latest.
+ * glossaries (entries, its list, a default, a deletion) and with every new dispatch of its translator;
+ * a translator never replaces a newer one with an older one, so reordered or duplicated deliveries
+ * settle on the latest.
  */
 export interface RoomGlossaries {
   version: number;

@@ -1,8 +1,16 @@
-import { QUEUES, TRANSLATOR_AGENT_NAME, TRANSLATOR_JOBS, type TranslatorDismissJob, type TranslatorDispatchJob } from '@app/contracts';
+import {
+  QUEUES,
+  TRANSLATOR_AGENT_NAME,
+  TRANSLATOR_JOBS,
+  type TranslatorDismissJob,
+  type TranslatorDispatchJob,
+  type TranslatorGlossaryJob,
+} from '@app/contracts';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { PresenceGateway } from './livekit-presence';
 import { dispatchMetadata, planPresence, type PresenceAction, type PresenceWant } from './presence-plan';
+import { RoomGlossariesStore } from '../glossaries/room-glossaries-store';
 import { RoomGuard } from './room-guard';
 
 export interface PresenceLogger {
@@ -25,9 +33,10 @@ export interface PresenceConsumerOptions {
   lockWaitMs?: number;
 }
 
-export type PresenceOutcome = { applied: PresenceAction[] } | { stale: true; latest: number | null };
+export type PresenceOutcome =
+  { applied: PresenceAction[] } | { stale: true; latest: number | null } | { glossaries: { version: number; kept: boolean } };
 
-type PresenceJobData = TranslatorDispatchJob | TranslatorDismissJob;
+type PresenceJobData = TranslatorDispatchJob | TranslatorDismissJob | TranslatorGlossaryJob;
 
 /** Exponential backoff: base, 2×base, 4×base, ... capped. */
 export function retryDelayMs(attempt: number, baseMs: number, maxMs: number): number {
@@ -49,18 +58,21 @@ function wantOf(job: Job<PresenceJobData>): PresenceWant {
  * Consumes translator.dispatch / translator.dismiss: places or removes the `translator` agent in the
  * LiveKit room. Each job reconciles LiveKit to its want under the room's lock, unless a newer
  * generation was already applied; so duplicated or reordered jobs never leave two translators, or
- * one in a room below two languages.
+ * one in a room below two languages. The room's glossaries, in a dispatch or in a translator.glossary
+ * job, are kept for its translator unless a newer version already is.
  */
 export class PresenceConsumer {
   private worker: Worker<PresenceJobData> | null = null;
   private workerConnection: Redis | null = null;
   private readonly guard: RoomGuard;
+  private readonly glossaries: RoomGlossariesStore;
   private readonly maxAttempts: number;
   private readonly backoffMs: number;
   private readonly maxBackoffMs: number;
 
   constructor(private readonly options: PresenceConsumerOptions) {
     this.guard = new RoomGuard(options.connection, options.prefix, 30_000, options.lockWaitMs ?? 10_000);
+    this.glossaries = new RoomGlossariesStore(options.connection, options.prefix);
     this.maxAttempts = options.maxAttempts ?? 8;
     this.backoffMs = options.backoffMs ?? 1_000;
     this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
@@ -112,8 +124,11 @@ export class PresenceConsumer {
 
   /** One job, start to end; exposed for tests that drive jobs without a queue. */
   async handle(job: Pick<Job<PresenceJobData>, 'name' | 'data'>): Promise<PresenceOutcome> {
+    if (job.name === TRANSLATOR_JOBS.glossary) return this.keepGlossaries(job.data as TranslatorGlossaryJob);
     const want = wantOf(job as Job<PresenceJobData>);
-    const { roomId, livekitRoom, generation } = job.data;
+    const { roomId, livekitRoom, generation } = job.data as TranslatorDispatchJob | TranslatorDismissJob;
+    // Kept before the translator is placed, so that its job reads them when it starts; versions decide, not generations.
+    if (job.name === TRANSLATOR_JOBS.dispatch) await this.keepGlossaries(job.data as TranslatorDispatchJob);
     return this.guard.withRoomLock(roomId, async () => {
       if (!(await this.guard.claim(roomId, generation))) {
         const latest = await this.guard.latest(roomId);
@@ -126,5 +141,12 @@ export class PresenceConsumer {
       if (actions.length > 0) this.options.logger.info(`room ${roomId} g${generation}: ${actions.map((a) => a.type).join(', ')}`);
       return { applied: actions };
     });
+  }
+
+  private async keepGlossaries(job: TranslatorGlossaryJob | TranslatorDispatchJob): Promise<PresenceOutcome> {
+    const { glossaries } = job;
+    const kept = await this.glossaries.keep(job.roomId, glossaries);
+    if (kept) this.options.logger.info(`room ${job.roomId}: glossaries v${glossaries.version} kept for its translator`);
+    return { glossaries: { version: glossaries.version, kept } };
   }
 }

@@ -3,11 +3,11 @@ import { Queue, Worker } from 'bullmq';
 import IORedis from 'ioredis';
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { LIBRIVOX } from '../../test/support/local-speech';
+import { LIBRIVOX, TESTDATA } from '../../test/support/local-speech';
 import { RealtimeTranslationStandIn } from '../../test/support/realtime-translation-standin';
 import { deleteQueueKeys } from '../../test/support/recorded-room';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
@@ -51,6 +51,7 @@ describe('npm run -s translate:file', () => {
     expect(Object.keys(result).sort()).toEqual([
       'chunks_spoken',
       'first_audio_ms',
+      'glossaries',
       'input_seconds',
       'output_seconds',
       'speech_end_after_input_ms',
@@ -74,7 +75,49 @@ describe('npm run -s translate:file', () => {
     expect(Object.keys(lag).sort()).toEqual(['max', 'p50', 'p95']);
     expect(0 < lag.p50 && lag.p50 <= lag.p95 && lag.p95 <= lag.max && lag.max < Date.now() - started).toBe(true);
     expect(Number(result.chunks_spoken)).toBeGreaterThanOrEqual(1);
+    expect(result.glossaries).toEqual({ from: 'none', entries: {} });
   }, 90_000);
+
+  describe('--glossary <file>', () => {
+    /** "go forward ten meters" (goforward.raw) as a WAV, and a glossary file beside it. */
+    async function goForwardWith(glossary: string, name: string) {
+      const input = path.join(dir, 'goforward.wav');
+      await run('sox', ['-t', 'raw', '-r', '16000', '-e', 'signed', '-b', '16', '-c', '1', `${TESTDATA}/goforward.raw`, input]);
+      const file = path.join(dir, name);
+      writeFileSync(file, glossary);
+      return run('npm', ['run', '-s', 'translate:file', '--', '--from', 'en', '--to', 'es', '--in', input, '--glossary', file], {
+        cwd: ROOT,
+        env: { ...process.env, TRANSLATOR_PIPELINE: 'local', OPENAI_API_KEY: '' },
+      });
+    }
+
+    it('applies a CSV glossary as a room applies it: "forward" comes out as "adelante"', async () => {
+      const plain = await goForwardWith('en,es\n', 'empty.csv');
+      expect(JSON.parse(plain.stdout).translation).toMatch(/de frente/);
+
+      const { stdout } = await goForwardWith('en,es\nforward,adelante\n', 'robots.csv');
+      const result = JSON.parse(stdout) as Record<string, unknown>;
+      expect(result.transcript).toBe('Go forward ten meters');
+      expect(result.translation).toMatch(/\badelante\b/);
+      expect(result.translation).not.toMatch(/de frente/);
+      expect(result.glossaries).toEqual({ from: 'file', entries: { 'en>es': 1, 'es>en': 1 } });
+    }, 90_000);
+
+    it('reads TSV by its name, with the do_not_translate column', async () => {
+      const { stdout } = await goForwardWith('en\tdo_not_translate\nmeters\ttrue\n', 'kept.tsv');
+      const result = JSON.parse(stdout) as Record<string, unknown>;
+      expect(result.translation).toMatch(/\bmeters\b/);
+      expect(result.glossaries).toEqual({ from: 'file', entries: { 'en>es': 1, 'es>en': 0 } });
+    }, 90_000);
+
+    it('refuses a file with a bad row, naming its line, as the API would (exit 1)', async () => {
+      const failed = await goForwardWith('en,es\nforward,adelante\n,\n', 'bad.csv').catch(
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed).toMatchObject({ code: 1 });
+      expect((failed as { stderr: string }).stderr).toMatch(/^translate:file: --glossary .*bad\.csv: not a glossary \(CSV\): line 3: /m);
+    }, 90_000);
+  });
 
   it("--room: the final segments go into that room's transcript as segment jobs on the translator-events queue", async () => {
     const redisUrl = 'redis://127.0.0.1:6379';
@@ -179,6 +222,8 @@ describe('npm run -s translate:file', () => {
     [['--from', 'en', '--to', 'es'], 2, 'usage'],
     [['--from', 'en', '--to', 'es', '--in', 'x.wav', '--identity', 'alice'], 2, '--identity and --livekit-room go with --room'],
     [['--from', 'en', '--to', 'de', '--in', 'x.wav'], 1, 'cannot translate en>de'],
+    [['--from', 'en', '--to', 'es', '--in', 'x.wav', '--room', 'r1', '--glossary', 'g.csv'], 2, '--glossary applies a file without a room'],
+    [['--from', 'en', '--to', 'es', '--in', 'x.wav', '--api-key', 'k'], 2, '--api-key goes with --room'],
     // The missing engine, and the env that selects a hosted provider for it.
     [
       ['--from', 'es', '--to', 'en', '--in', 'x.wav'],

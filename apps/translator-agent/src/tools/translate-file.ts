@@ -6,7 +6,8 @@
  * translator-events queue on REDIS_URL under QUEUE_PREFIX, as the agent); its JSON then says where it
  * reported, and stderr warns when REDIS_URL is not set or no API worker consumes that queue.
  */
-import { QUEUES } from '@app/contracts';
+import { QUEUES, type RoomGlossaries } from '@app/contracts';
+import { compileRoomGlossaries } from '@app/domain';
 import { initializeLogger } from '@livekit/agents';
 import { dispose } from '@livekit/rtc-node';
 import { Queue } from 'bullmq';
@@ -20,16 +21,21 @@ import { createSpeechProviders } from '../translation/providers';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
 import { chunkPolicyFor } from '../translation/stable-chunks';
 import { translateFile } from './file-translation';
+import { glossaryFromFile } from './glossary-file';
+import { roomGlossariesOverApi } from './room-glossaries-over-api';
 import { encodeWav, parseWav } from './wav';
 
 const USAGE = [
-  'usage: npm run -s translate:file -- --from en --to es --in speech.wav [--out translated.wav] [--timing simultaneous|sentence] [--room <room_id> [--identity alice]]',
+  'usage: npm run -s translate:file -- --from en --to es --in speech.wav [--out translated.wav] [--timing simultaneous|sentence] [--room <room_id> [--identity alice] [--api-key <key>]] [--glossary <file.csv>]',
   '  --timing <timing>       simultaneous: speak stable chunks while the speaker goes on; sentence: each utterance once it ended',
   '                          (default TRANSLATOR_TIMING; simultaneous needs the local recognizer)',
   "  --room <room_id>        also add the final segments to that room's transcript (GET /v1/rooms/<room_id>/transcript),",
   '                          through the translator-events queue on REDIS_URL (prefix QUEUE_PREFIX), as the live translator does',
   '  --identity <name>       the speaker the segments are attributed to (default: file)',
   "  --livekit-room <name>   the room's LiveKit name, when known (the API finds the room by its id alone otherwise)",
+  "  --api-key <key>         with --room: read the room's glossaries through the API (API_URL, default http://127.0.0.1:3000)",
+  '                          and apply them as its translator would (default: API_KEY; without one they are not read)',
+  "  --glossary <file>       apply a glossary from a CSV or TSV file (the API's import form), without a room",
 ].join('\n');
 
 function fail(message: string, code = 1): never {
@@ -51,6 +57,8 @@ async function main(): Promise<void> {
         identity: { type: 'string' },
         'livekit-room': { type: 'string' },
         timing: { type: 'string' },
+        'api-key': { type: 'string' },
+        glossary: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -68,6 +76,8 @@ async function main(): Promise<void> {
   if (args.room === '' || ((args.identity !== undefined || args['livekit-room'] !== undefined) && !args.room)) {
     fail(`--identity and --livekit-room go with --room <room_id>\n${USAGE}`, 2);
   }
+  if (args.glossary !== undefined && args.room) fail(`--glossary applies a file without a room: use one or the other\n${USAGE}`, 2);
+  if (args['api-key'] !== undefined && !args.room) fail(`--api-key goes with --room <room_id>\n${USAGE}`, 2);
   if (args.timing !== undefined && !(TIMINGS as readonly string[]).includes(args.timing))
     fail(`--timing must be one of: ${TIMINGS.join(', ')}\n${USAGE}`, 2);
   const loaded = loadAgentConfig(args.timing ? { ...process.env, TRANSLATOR_TIMING: args.timing } : process.env);
@@ -87,6 +97,7 @@ async function main(): Promise<void> {
   } catch (error) {
     fail(`${args.in}: ${(error as Error).message}`);
   }
+  const glossaries = await glossariesToApply(args, [args.from, args.to]);
   const { redisUrl, queuePrefix } = loaded.config;
   const reportedTo = args.room ? await reportingTarget(redisUrl, queuePrefix) : null;
   // Each run is its own session: its segment ids never collide with an earlier run's in the same room.
@@ -104,6 +115,7 @@ async function main(): Promise<void> {
       providers,
       sampleRate: OUTPUT_SAMPLE_RATE,
       simultaneous: chunkPolicyFor(loaded.config.pipeline.timing),
+      ...(glossaries.applied ? { glossaries: glossaries.applied } : {}),
       realtime: realtime && {
         ...realtime,
         apiKey: loaded.config.pipeline.openai?.apiKey ?? '',
@@ -125,12 +137,56 @@ async function main(): Promise<void> {
         : {}),
     });
     if (args.out) writeFileSync(args.out, encodeWav(detail.audio, detail.sampleRate));
-    process.stdout.write(
-      `${JSON.stringify(reporter ? { ...detail.result, segments_reported: reported, reported_to: reportedTo } : detail.result)}\n`,
-    );
+    const result = { ...detail.result, glossaries: glossaries.summary };
+    process.stdout.write(`${JSON.stringify(reporter ? { ...result, segments_reported: reported, reported_to: reportedTo } : result)}\n`);
   } finally {
     await providers.close?.();
     await reporter?.close();
+  }
+}
+
+interface GlossaryChoice {
+  applied: RoomGlossaries | null;
+  /** What the JSON line says was applied: where from, and how many entries per direction. */
+  summary: { from: 'room' | 'file' | 'none'; entries: Record<string, number> } | { from: 'room'; not_read: string };
+}
+
+/** The glossaries the run applies: a room's (read through the API with a key), a file's, or none. */
+async function glossariesToApply(
+  args: { room?: string; glossary?: string; 'api-key'?: string },
+  languages: [string, string],
+): Promise<GlossaryChoice> {
+  const counted = (applied: RoomGlossaries, from: 'room' | 'file'): GlossaryChoice => ({
+    applied,
+    summary: {
+      from,
+      entries: Object.fromEntries(applied.directions.map((d) => [`${d.sourceLanguage}>${d.targetLanguage}`, d.entries.length])),
+    },
+  });
+  if (args.glossary !== undefined) {
+    let text;
+    try {
+      text = readFileSync(args.glossary, 'utf8');
+    } catch (error) {
+      fail(`--glossary ${args.glossary}: ${(error as Error).message}`);
+    }
+    const parsed = glossaryFromFile(text, args.glossary);
+    if (!parsed.ok) fail(`--glossary ${args.glossary}: ${parsed.problem}`);
+    return counted(compileRoomGlossaries([parsed.entries], languages, 0), 'file');
+  }
+  if (!args.room) return { applied: null, summary: { from: 'none', entries: {} } };
+  const apiKey = args['api-key'] ?? process.env.API_KEY?.trim();
+  if (!apiKey) {
+    process.stderr.write(
+      "translate:file: warning: the room's glossaries were not read (no --api-key, no API_KEY): the file is translated without them.\n",
+    );
+    return { applied: null, summary: { from: 'room', not_read: 'no API key' } };
+  }
+  const apiUrl = process.env.API_URL?.trim() || 'http://127.0.0.1:3000';
+  try {
+    return counted(await roomGlossariesOverApi({ apiUrl, apiKey, roomId: args.room, languages }), 'room');
+  } catch (error) {
+    fail(`--room ${args.room}: its glossaries could not be read from ${apiUrl}: ${(error as Error).message}`);
   }
 }
 

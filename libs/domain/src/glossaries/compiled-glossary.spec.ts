@@ -1,4 +1,4 @@
-import { compileGlossary } from './compiled-glossary';
+import { compileGlossary, compileRoomGlossaries } from './compiled-glossary';
 import { validateGlossaryEntry, type GlossaryEntry } from './glossary-entries';
 
 /** An entry as the API receives it, through the entry rules. */
@@ -41,5 +41,31 @@ describe('compileGlossary', () => {
     expect(compileGlossary([], 'en', 'es').entries).toEqual([]);
     const compiled = compileGlossary([first, second], 'en', 'es');
     expect(JSON.parse(JSON.stringify(compiled))).toEqual(compiled);
+  });
+});
+
+describe('compileRoomGlossaries', () => {
+  const glossary = [
+    entry({ terms: { en: 'forward', es: 'adelante' } }),
+    entry({ terms: { en: 'Tenmeter' }, do_not_translate: true }),
+    entry({ terms: { fr: 'avant', es: 'hacia adelante' } }),
+  ];
+
+  it('compiles both directions of the pair, in the pair order, under the version given', () => {
+    const room = compileRoomGlossaries([glossary], ['en', 'es'], 7);
+    expect(room.version).toBe(7);
+    expect(room.directions.map((d) => `${d.sourceLanguage}>${d.targetLanguage}`)).toEqual(['en>es', 'es>en']);
+    expect(room.directions[0]?.entries.map((e) => [e.source, e.target])).toEqual([
+      ['forward', 'adelante'],
+      ['Tenmeter', 'Tenmeter'],
+    ]);
+    expect(room.directions[1]?.entries.map((e) => [e.source, e.target])).toEqual([
+      ['adelante', 'forward'],
+      ['hacia adelante', null],
+    ]);
+  });
+
+  it('a room with no glossaries has both directions empty', () => {
+    expect(compileRoomGlossaries([], ['de', 'en'], 0).directions.map((d) => d.entries)).toEqual([[], []]);
   });
 });

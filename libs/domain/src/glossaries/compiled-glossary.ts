@@ -1,7 +1,7 @@
-import type { CompiledGlossary, CompiledGlossaryEntry } from '@app/contracts';
+import type { CompiledGlossary, CompiledGlossaryEntry, RoomGlossaries } from '@app/contracts';
 import type { GlossaryEntry } from './glossary-entries';
 
-export type { CompiledGlossary, CompiledGlossaryEntry };
+export type { CompiledGlossary, CompiledGlossaryEntry, RoomGlossaries };
 
 /**
  * The compiled glossary of a direction A → B from a room's glossaries in priority order (each the
@@ -28,4 +28,18 @@ export function compileGlossary(
     }
   });
   return { sourceLanguage, targetLanguage, entries };
+}
+
+/**
+ * What a room's translator applies for a language pair: both directions compiled from the room's
+ * glossaries in priority order. One function for the API (dispatches and changes) and for
+ * `translate:file`, so both apply the same compiled form.
+ */
+export function compileRoomGlossaries(
+  glossaries: readonly (readonly GlossaryEntry[])[],
+  languages: readonly [string, string],
+  version: number,
+): RoomGlossaries {
+  const [first, second] = languages;
+  return { version, directions: [compileGlossary(glossaries, first, second), compileGlossary(glossaries, second, first)] };
 }

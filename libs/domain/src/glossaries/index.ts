@@ -3,4 +3,5 @@ export * from './compiled-glossary';
 export * from './glossary-matcher';
 export * from './sounds-like';
 export * from './protected-terms';
+export * from './glossary-csv';
 export * from './phrase-starts';

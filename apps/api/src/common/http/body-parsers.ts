@@ -9,6 +9,17 @@ import { reservedKeyIssues } from '../validation/reserved-keys';
 const WEBHOOK_PATH = /^\/v1\/webhooks\//i;
 
 const isWebhook = (request: IncomingMessage) => WEBHOOK_PATH.test(request.url ?? '');
+
+/**
+ * The routes that take a glossary's worth of entries (a JSON list, or CSV/TSV text): `POST
+ * /v1/glossaries` and `PUT /v1/glossaries/{id}/entries`, up to 1 MiB.
+ */
+export const GLOSSARY_BODY_LIMIT_BYTES = 1024 * 1024;
+const GLOSSARY_CREATE_PATH = /^\/v1\/glossaries\/?(?:\?.*)?$/i;
+const GLOSSARY_ENTRIES_PATH = /^\/v1\/glossaries\/[^/?]+\/entries\/?(?:\?.*)?$/i;
+const isGlossaryBulk = (request: IncomingMessage) =>
+  (request.method === 'POST' && GLOSSARY_CREATE_PATH.test(request.url ?? '')) ||
+  (request.method === 'PUT' && GLOSSARY_ENTRIES_PATH.test(request.url ?? ''));
 const mediaTypeOf = (request: IncomingMessage) => (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 /** As body-parser decides it: a request has a body when it says how long it is or that it is chunked. */
 const hasBody = (request: IncomingMessage) =>
@@ -49,11 +60,15 @@ export function readBodies(config: AppConfig): RequestHandler {
   // Any other body is read as text rather than ignored: a body that is not JSON gets 422
   // model_attributes_type (as in FastAPI), never a room made from defaults.
   const otherText = text({ limit: bodyLimitBytes, type: always, verify: keepRawBody });
+  const glossaryLimit = Math.max(bodyLimitBytes, GLOSSARY_BODY_LIMIT_BYTES);
+  const glossaryJson = json({ limit: glossaryLimit, strict: false, type: always });
+  const glossaryText = text({ limit: glossaryLimit, type: always, defaultCharset: 'utf-8' });
   return (request, response, next) => {
     if (refusedEncodedBody(request, response)) return;
     if (!hasBody(request)) return next();
     const webhook = isWebhook(request);
-    const limit = webhook ? webhookBodyLimitBytes : bodyLimitBytes;
+    const glossary = !webhook && isGlossaryBulk(request);
+    const limit = webhook ? webhookBodyLimitBytes : glossary ? glossaryLimit : bodyLimitBytes;
     const declared = Number(request.headers['content-length']);
     if (declared > limit) {
       response.setHeader('Connection', 'close');
@@ -74,6 +89,10 @@ export function readBodies(config: AppConfig): RequestHandler {
       next(error);
     };
     if (webhook) return webhookBytes(request, response, done);
+    if (glossary) {
+      if (mediaTypeOf(request) !== 'application/json') return glossaryText(request, response, done);
+      return glossaryJson(request, response, (error?: unknown) => done(error ?? reservedKeysRefusal(request.body)));
+    }
     if (mediaTypeOf(request) === 'application/json') {
       return apiJson(request, response, (error?: unknown) => done(error ?? reservedKeysRefusal(request.body)));
     }

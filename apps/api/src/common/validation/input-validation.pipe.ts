@@ -73,17 +73,22 @@ const MAX_NESTING = 64;
  */
 export const MAX_INPUT_MEMBERS = 64;
 
+/** A DTO class whose input may hold more members than MAX_INPUT_MEMBERS (a list of glossary entries). */
+export interface MoreMembers {
+  readonly maxInputMembers: number;
+}
+
 /** The one issue of an input whose shape is out of bounds, or null when validation may look at it. */
-function shapeIssue(raw: Record<string, unknown>, location: string): ValidationIssue | null {
-  const violation = jsonShapeViolation(raw, { maxDepth: MAX_NESTING, maxMembers: MAX_INPUT_MEMBERS });
+function shapeIssue(raw: Record<string, unknown>, location: string, maxMembers = MAX_INPUT_MEMBERS): ValidationIssue | null {
+  const violation = jsonShapeViolation(raw, { maxDepth: MAX_NESTING, maxMembers });
   if (violation === null) return null;
   if (violation.kind === 'members') {
     return {
       loc: [location],
-      msg: `Input should have at most ${MAX_INPUT_MEMBERS} members in any object or list, not ${violation.count}`,
+      msg: `Input should have at most ${maxMembers} members in any object or list, not ${violation.count}`,
       type: 'too_long',
       input: echoPrefix(raw),
-      ctx: { max_length: MAX_INPUT_MEMBERS, actual_length: violation.count },
+      ctx: { max_length: maxMembers, actual_length: violation.count },
     };
   }
   const error = `nested deeper than ${MAX_NESTING} levels`;
@@ -119,7 +124,7 @@ export function inputIssues(input: InputToValidate): { instance: object | null; 
     };
     return { instance: null, issues: [{ ...issue, input: raw, ctx: {} }] };
   }
-  const tooLarge = shapeIssue(raw, location);
+  const tooLarge = shapeIssue(raw, location, (metatype as Partial<MoreMembers>).maxInputMembers);
   if (tooLarge) return { instance: null, issues: [tooLarge] };
   // JSON bodies are refused on arrival (readBodies); this keeps any other input from class-transformer too.
   const reserved = reservedKeyIssues(raw, location);

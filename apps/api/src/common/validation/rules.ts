@@ -171,9 +171,10 @@ export function EnumRule(values: readonly string[], options: { optional?: boolea
 }
 
 /** A JSON boolean (`true` or `false`; nothing else stands for one). */
-export function BoolRule(): PropertyDecorator {
+export function BoolRule(options: { optional?: boolean } = {}): PropertyDecorator {
   return (target, key) => {
-    Required()(target, key);
+    if (options.optional) IsOptional()(target, key);
+    else Required()(target, key);
     IsBoolean(issue({ type: 'bool_type', msg: 'Input should be a valid boolean', rank: 1 }))(target, key);
   };
 }

@@ -15,6 +15,7 @@ import { RoomsNewestByMillisecond1763941910000 } from './1763941910000-RoomsNewe
 import { Transcripts1764100000000 } from './1764100000000-Transcripts';
 import { WebhookListsByMillisecond1764200000000 } from './1764200000000-WebhookListsByMillisecond';
 import { OrderIndependentMetering1764300000000 } from './1764300000000-OrderIndependentMetering';
+import { Glossaries1764400000000 } from './1764400000000-Glossaries';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   Transcripts1764100000000,
   WebhookListsByMillisecond1764200000000,
   OrderIndependentMetering1764300000000,
+  Glossaries1764400000000,
 ];

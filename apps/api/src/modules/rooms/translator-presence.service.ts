@@ -4,6 +4,7 @@ import type { OutboxJob } from '../../queue/outbox.publisher';
 import { ConnectionsRepository } from '../metering/connections.repository';
 import type { RoomRow } from './room-rows';
 import { RoomsRepository } from './rooms.repository';
+import { TranslatorGlossariesService } from './translator-glossaries.service';
 import type { Sql } from '../../database/sql';
 
 /**
@@ -17,6 +18,7 @@ export class TranslatorPresenceService {
   constructor(
     private readonly connections: ConnectionsRepository,
     private readonly rooms: RoomsRepository,
+    private readonly glossaries: TranslatorGlossariesService,
   ) {}
 
   async reconcile(tx: Sql, room: RoomRow): Promise<OutboxJob[]> {
@@ -36,29 +38,42 @@ export class TranslatorPresenceService {
       changed.map((room) => ({ organizationId: room.organization_id, id: room.id })),
       tx,
     );
-    return changed.map((room) => {
+    const jobs: OutboxJob[] = [];
+    for (const room of changed) {
       const languages = held.get(room.id) ?? [];
       room.translator_present = !room.translator_present;
       room.translator_generation += 1;
       const base = { roomId: room.id, livekitRoom: room.livekit_name, generation: room.translator_generation };
       if (room.translator_present) {
+        const pair: [string, string] = [languages[0], languages[1]];
         const payload: TranslatorDispatchJob = {
           ...base,
-          languages: [languages[0], languages[1]],
+          languages: pair,
           mode: room.streaming_mode ?? 'dual',
-          // Not filled yet: the room's compiled glossaries come with the glossary API (issue 27, in progress).
-          glossaries: { version: 0, directions: [] },
+          glossaries: await this.glossaries.forDispatch(tx, {
+            organizationId: room.organization_id,
+            id: room.id,
+            languages: pair,
+            generation: room.translator_generation,
+          }),
         };
-        return {
+        jobs.push({
           queue: QUEUES.translatorPresence,
           name: TRANSLATOR_JOBS.dispatch,
           jobId: `${room.id}.${base.generation}.dispatch`,
           payload,
-        };
+        });
+      } else {
+        const payload: TranslatorDismissJob = base;
+        jobs.push({
+          queue: QUEUES.translatorPresence,
+          name: TRANSLATOR_JOBS.dismiss,
+          jobId: `${room.id}.${base.generation}.dismiss`,
+          payload,
+        });
       }
-      const payload: TranslatorDismissJob = base;
-      return { queue: QUEUES.translatorPresence, name: TRANSLATOR_JOBS.dismiss, jobId: `${room.id}.${base.generation}.dismiss`, payload };
-    });
+    }
+    return jobs;
   }
 }
 

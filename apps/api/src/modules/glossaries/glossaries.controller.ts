@@ -1,0 +1,233 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { CurrentActor, type Actor } from '../../common/auth/actor';
+import { ApiError } from '../../common/errors/api-error';
+import { ApiErrors, ErrorBody } from '../../common/openapi/error-responses';
+import { ApiPageResponse } from '../../common/pagination/page.schema';
+import { PageQueryDto } from '../../common/pagination/page-query.dto';
+import { Idempotent } from '../idempotency/idempotent.decorator';
+import { RoomIdParams } from '../rooms/room.dto';
+import { GlossariesService, type EntriesBody } from './glossaries.service';
+import {
+  CreateGlossaryDto,
+  EntryCountView,
+  GlossaryEntriesQueryDto,
+  GlossaryEntryIdParams,
+  GlossaryEntryInput,
+  GlossaryEntryView,
+  GlossaryIdParams,
+  GlossaryView,
+  RoomGlossariesDto,
+  RoomGlossariesView,
+  UpdateGlossaryDto,
+} from './glossary.dto';
+
+/** The media types of a glossary as text, by format. */
+export const GLOSSARY_TEXT_TYPES = { csv: 'text/csv', tsv: 'text/tab-separated-values' } as const;
+
+const CSV_EXAMPLE = 'en,es,do_not_translate\r\nforward,adelante,false\r\nAcme,,true\r\n';
+const TSV_EXAMPLE = 'en\tes\r\nforward\tadelante\r\n';
+const TEXT_DESCRIPTION =
+  'UTF-8, at most 1 MiB: a header row of language codes, optionally the column `do_not_translate` (`true`/`false`), one entry per ' +
+  'row, empty cells skipped. Fields are quoted as in RFC 4180 (for TSV too) when they hold the delimiter, a quote or a line break.';
+
+const PAGE_OF_ENTRIES = {
+  type: 'object',
+  required: ['items', 'limit', 'offset', 'next_offset'],
+  properties: {
+    items: { type: 'array', items: { $ref: getSchemaPath(GlossaryEntryView) } },
+    limit: { type: 'integer' },
+    offset: { type: 'integer' },
+    next_offset: { type: 'integer', nullable: true },
+  },
+};
+
+const mediaTypeOf = (contentType: string | undefined) => (contentType ?? '').split(';')[0].trim().toLowerCase();
+
+@ApiTags('glossaries')
+@ApiBearerAuth()
+@ApiExtraModels(GlossaryEntryView, GlossaryEntryInput)
+@Controller('v1')
+export class GlossariesController {
+  constructor(private readonly glossaries: GlossariesService) {}
+
+  @Post('glossaries')
+  @Idempotent()
+  @ApiOperation({
+    operationId: 'createGlossary',
+    summary: 'Create a glossary',
+    description:
+      'A glossary is a list of entries, each one term in several languages. `default: true`: used by every room of the organization ' +
+      'without a list of its own. At most 100 glossaries per organization and 10,000 entries per glossary (422); one glossary may ' +
+      'not hold the same term twice in one language (422).',
+  })
+  @ApiCreatedResponse({ type: GlossaryView, description: 'The glossary' })
+  @ApiErrors(422, 401)
+  create(@CurrentActor() actor: Actor, @Body() body: CreateGlossaryDto) {
+    return this.glossaries.create(actor, body);
+  }
+
+  @Get('glossaries')
+  @ApiOperation({ operationId: 'listGlossaries', summary: 'List glossaries', description: "The organization's glossaries, newest first." })
+  @ApiPageResponse(GlossaryView, 'Glossaries of the organization, newest first')
+  @ApiErrors(422, 401)
+  list(@CurrentActor() actor: Actor, @Query() query: PageQueryDto) {
+    return this.glossaries.list(actor, query);
+  }
+
+  @Get('glossaries/:id')
+  @ApiOperation({ operationId: 'getGlossary', summary: 'A glossary' })
+  @ApiOkResponse({ type: GlossaryView })
+  @ApiErrors(422, 401, 404)
+  get(@CurrentActor() actor: Actor, @Param() params: GlossaryIdParams) {
+    return this.glossaries.get(actor, params.id);
+  }
+
+  @Patch('glossaries/:id')
+  @ApiOperation({ operationId: 'updateGlossary', summary: 'Rename a glossary or change whether it is a default' })
+  @ApiOkResponse({ type: GlossaryView })
+  @ApiErrors(422, 401, 404)
+  update(@CurrentActor() actor: Actor, @Param() params: GlossaryIdParams, @Body() body: UpdateGlossaryDto) {
+    return this.glossaries.update(actor, params.id, body);
+  }
+
+  @Delete('glossaries/:id')
+  @HttpCode(204)
+  @ApiOperation({
+    operationId: 'deleteGlossary',
+    summary: 'Delete a glossary',
+    description: 'Its entries go with it, and it leaves every room that used it.',
+  })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiErrors(422, 401, 404)
+  async delete(@CurrentActor() actor: Actor, @Param() params: GlossaryIdParams) {
+    await this.glossaries.delete(actor, params.id);
+  }
+
+  @Get('glossaries/:id/entries')
+  @ApiOperation({
+    operationId: 'listGlossaryEntries',
+    summary: "A glossary's entries",
+    description:
+      'A page of entries, oldest first. With `format=csv` or `format=tsv`: every entry at once as text, in the form ' +
+      '`PUT /v1/glossaries/{id}/entries` takes (`case_sensitive` and `sounds_like` have no column).',
+  })
+  @ApiOkResponse({
+    description: 'A page of entries, oldest first; or every entry as CSV or TSV',
+    content: {
+      'application/json': { schema: PAGE_OF_ENTRIES },
+      [GLOSSARY_TEXT_TYPES.csv]: { schema: { type: 'string', description: TEXT_DESCRIPTION, example: CSV_EXAMPLE } },
+      [GLOSSARY_TEXT_TYPES.tsv]: { schema: { type: 'string', description: TEXT_DESCRIPTION, example: TSV_EXAMPLE } },
+    },
+  })
+  @ApiErrors(422, 401, 404)
+  async entries(
+    @CurrentActor() actor: Actor,
+    @Param() params: GlossaryIdParams,
+    @Query() query: GlossaryEntriesQueryDto,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    if (query.format === undefined) return this.glossaries.entries(actor, params.id, query);
+    const text = await this.glossaries.export(actor, params.id, query.format);
+    response.setHeader('Content-Type', `${GLOSSARY_TEXT_TYPES[query.format]}; charset=utf-8`);
+    return text;
+  }
+
+  @Post('glossaries/:id/entries')
+  @Idempotent()
+  @ApiOperation({ operationId: 'addGlossaryEntry', summary: 'Add an entry to a glossary' })
+  @ApiBody({ type: GlossaryEntryInput })
+  @ApiCreatedResponse({ type: GlossaryEntryView, description: 'The entry' })
+  @ApiErrors(422, 401, 404)
+  addEntry(@CurrentActor() actor: Actor, @Param() params: GlossaryIdParams, @Body() body: unknown) {
+    return this.glossaries.addEntry(actor, params.id, body);
+  }
+
+  @Delete('glossaries/:id/entries/:entry_id')
+  @HttpCode(204)
+  @ApiOperation({ operationId: 'deleteGlossaryEntry', summary: 'Delete an entry of a glossary' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiErrors(422, 401, 404)
+  async deleteEntry(@CurrentActor() actor: Actor, @Param() params: GlossaryEntryIdParams) {
+    await this.glossaries.deleteEntry(actor, params.id, params.entry_id);
+  }
+
+  @Put('glossaries/:id/entries')
+  @ApiOperation({
+    operationId: 'replaceGlossaryEntries',
+    summary: "Replace a glossary's entries",
+    description:
+      'Every entry at once, from a JSON array of entries or from CSV/TSV text. A bad entry or row answers 422 (for text at ' +
+      '`["body", <line>]`, 1-based, the header being line 1) and replaces nothing.',
+    // Three media types with a schema each, which @ApiBody cannot say.
+    requestBody: {
+      required: true,
+      description: 'The new entries (at most 10,000)',
+      content: {
+        'application/json': { schema: { type: 'array', maxItems: 10_000, items: { $ref: getSchemaPath(GlossaryEntryInput) } } },
+        [GLOSSARY_TEXT_TYPES.csv]: { schema: { type: 'string', description: TEXT_DESCRIPTION, example: CSV_EXAMPLE } },
+        [GLOSSARY_TEXT_TYPES.tsv]: { schema: { type: 'string', description: TEXT_DESCRIPTION, example: TSV_EXAMPLE } },
+      },
+    },
+  })
+  @ApiOkResponse({ type: EntryCountView, description: 'How many entries the glossary holds now' })
+  @ApiResponse({ status: 415, type: ErrorBody, description: 'A body that is not application/json, text/csv or text/tab-separated-values' })
+  @ApiErrors(422, 401, 404)
+  replaceEntries(
+    @CurrentActor() actor: Actor,
+    @Param() params: GlossaryIdParams,
+    @Headers('content-type') contentType: string | undefined,
+    @Body() body: unknown,
+  ) {
+    return this.glossaries.replaceEntries(actor, params.id, entriesBody(contentType, body));
+  }
+
+  @Get('rooms/:room_id/glossaries')
+  @ApiOperation({
+    operationId: 'getRoomGlossaries',
+    summary: 'The glossaries a room uses',
+    description:
+      "The ids in use now, in priority order: the room's own list once set (an empty list means none), else the organization's " +
+      'glossaries with `default: true`, newest first.',
+  })
+  @ApiOkResponse({ type: RoomGlossariesView })
+  @ApiErrors(422, 401, 404)
+  roomGlossaries(@CurrentActor() actor: Actor, @Param() params: RoomIdParams) {
+    return this.glossaries.roomGlossaries(actor, params.room_id);
+  }
+
+  @Put('rooms/:room_id/glossaries')
+  @ApiOperation({
+    operationId: 'setRoomGlossaries',
+    summary: 'Choose the glossaries a room uses',
+    description:
+      "0–5 of the organization's glossaries, in priority order (an earlier one wins an overlap of equal length); an empty list means " +
+      'none. A live room applies the change within 10 s. An id that is not one of your glossaries: 422 at its index.',
+  })
+  @ApiOkResponse({ type: RoomGlossariesView })
+  @ApiErrors(422, 401, 404)
+  setRoomGlossaries(@CurrentActor() actor: Actor, @Param() params: RoomIdParams, @Body() body: RoomGlossariesDto) {
+    return this.glossaries.setRoomGlossaries(actor, params.room_id, body.glossary_ids as string[]);
+  }
+}
+
+/** The body of a PUT of entries by its media type: JSON, CSV or TSV; anything else is 415. */
+function entriesBody(contentType: string | undefined, body: unknown): EntriesBody {
+  const mediaType = mediaTypeOf(contentType);
+  if (mediaType === 'application/json' || (mediaType === '' && body === undefined)) return { kind: 'json', value: body };
+  if (mediaType === GLOSSARY_TEXT_TYPES.csv) return { kind: 'csv', text: typeof body === 'string' ? body : '' };
+  if (mediaType === GLOSSARY_TEXT_TYPES.tsv) return { kind: 'tsv', text: typeof body === 'string' ? body : '' };
+  throw new ApiError(415, 'Send the entries as application/json, text/csv or text/tab-separated-values.');
+}

@@ -1,0 +1,278 @@
+import {
+  duplicateTermIssues,
+  formatGlossaryText,
+  parseGlossaryText,
+  type FieldIssue,
+  type GlossaryEntry,
+  type GlossaryTextFormat,
+} from '@app/domain';
+import { Injectable } from '@nestjs/common';
+import type { Actor } from '../../common/auth/actor';
+import { ApiError } from '../../common/errors/api-error';
+import { RequestValidationError, type ValidationIssue } from '../../common/errors/validation-error';
+import { toPage, type Page } from '../../common/pagination/page';
+import type { PageQueryDto } from '../../common/pagination/page-query.dto';
+import { DatabaseClient, type Transaction } from '../../database/database.client';
+import { GlossariesRepository, type GlossaryEntryRow, type GlossaryRow } from './glossaries.repository';
+import { GlossaryChangesService, type GlossaryChange } from './glossary-changes.service';
+import {
+  ENTRIES_PER_GLOSSARY,
+  GLOSSARIES_PER_ORGANIZATION,
+  languagesOf,
+  readGlossaryEntries,
+  readGlossaryEntry,
+  tooManyEntries,
+  withTermKeys,
+} from './glossary-entry-input';
+import type { CreateGlossaryDto, UpdateGlossaryDto } from './glossary.dto';
+
+const GLOSSARY_NOT_FOUND = 'Glossary not found.';
+
+/** What a PUT of a glossary's entries carries: the parsed JSON array, or CSV/TSV text. */
+export type EntriesBody = { kind: 'json'; value: unknown } | { kind: GlossaryTextFormat; text: string };
+
+/** A 422 with these issues, their `loc` under `prefix`. */
+function invalid(prefix: (string | number)[], issues: readonly FieldIssue[]): RequestValidationError {
+  const body: ValidationIssue[] = issues.map((issue) => ({
+    loc: [...prefix, ...issue.loc],
+    msg: issue.msg,
+    type: issue.type,
+    input: issue.input,
+    ctx: { ...issue.ctx },
+  }));
+  return new RequestValidationError(body, true);
+}
+
+const limitReached = (error: string): FieldIssue => ({
+  loc: [],
+  type: 'value_error',
+  msg: `Value error, ${error}.`,
+  input: null,
+  ctx: { error },
+});
+
+@Injectable()
+export class GlossariesService {
+  constructor(
+    private readonly database: DatabaseClient,
+    private readonly glossaries: GlossariesRepository,
+    private readonly changes: GlossaryChangesService,
+  ) {}
+
+  /**
+   * The one shape of every change: one transaction that first takes the organization's glossary lock
+   * (so limits, duplicates and counts hold against concurrent changes) and ends by recording what it
+   * changed (`change` null: nothing a room applies changed).
+   */
+  private async change<T>(
+    organizationId: string,
+    work: (tx: Transaction) => Promise<{ result: T; change: GlossaryChange | null }>,
+  ): Promise<T> {
+    const { result, jobs } = await this.database.transaction(async (tx) => {
+      await this.glossaries.lockOrganization(organizationId, tx);
+      const { result, change } = await work(tx);
+      return { result, jobs: change ? (await this.changes.recorded(tx, organizationId, change)).jobs : [] };
+    });
+    await this.changes.flush(jobs);
+    return result;
+  }
+
+  async create(actor: Actor, dto: CreateGlossaryDto): Promise<GlossaryRow> {
+    const organizationId = actor.organizationId;
+    // The DTO's rules already validated the entries; read them again for their values.
+    const read = dto.entries === undefined ? undefined : readGlossaryEntries(dto.entries);
+    const entries = read?.ok ? read.value : [];
+    const isDefault = dto.default ?? false;
+    return this.change(organizationId, async (tx) => {
+      if ((await this.glossaries.count(organizationId, tx)) >= GLOSSARIES_PER_ORGANIZATION) {
+        throw invalid(['body'], [limitReached(`an organization holds at most ${GLOSSARIES_PER_ORGANIZATION} glossaries`)]);
+      }
+      let glossary = await this.glossaries.create(organizationId, dto.name, isDefault, tx);
+      if (entries.length > 0) {
+        await this.glossaries.insertEntries(glossary.id, organizationId, entries.map(withTermKeys), tx);
+        await this.glossaries.setCounts(glossary.id, organizationId, entries.length, languagesOf(entries), tx);
+        glossary = (await this.glossaries.get(glossary.id, organizationId, tx)) ?? glossary;
+      }
+      const affects = entries.length > 0 || isDefault;
+      return {
+        result: glossary,
+        change: affects ? { kind: 'glossaries', glossaryIds: [glossary.id], defaultChanged: isDefault, roomIds: [] } : null,
+      };
+    });
+  }
+
+  async list(actor: Actor, query: PageQueryDto): Promise<Page<GlossaryRow>> {
+    return toPage(await this.glossaries.page(actor.organizationId, query.limit + 1, query.offset), query);
+  }
+
+  async get(actor: Actor, glossaryId: string): Promise<GlossaryRow> {
+    const glossary = await this.glossaries.get(glossaryId, actor.organizationId);
+    if (!glossary) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
+    return glossary;
+  }
+
+  /** A new name changes nothing a room applies; a new `default` does. */
+  async update(actor: Actor, glossaryId: string, dto: UpdateGlossaryDto): Promise<GlossaryRow> {
+    const organizationId = actor.organizationId;
+    return this.change(organizationId, async (tx) => {
+      const locked = await this.glossaries.lock(glossaryId, organizationId, tx);
+      if (!locked) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
+      const glossary = await this.glossaries.update(
+        glossaryId,
+        organizationId,
+        { name: dto.name ?? null, isDefault: dto.default ?? null },
+        tx,
+      );
+      if (!glossary) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
+      const defaultChanged = dto.default !== undefined && dto.default !== locked.isDefault;
+      return {
+        result: glossary,
+        change: defaultChanged ? { kind: 'glossaries', glossaryIds: [glossaryId], defaultChanged, roomIds: [] } : null,
+      };
+    });
+  }
+
+  /** Deletes the glossary and its entries; it leaves every room's list that held it. */
+  async delete(actor: Actor, glossaryId: string): Promise<void> {
+    const organizationId = actor.organizationId;
+    await this.change(organizationId, async (tx) => {
+      const deleted = await this.glossaries.delete(glossaryId, organizationId, tx);
+      if (!deleted) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
+      const roomIds = await this.glossaries.leaveRooms(glossaryId, organizationId, tx);
+      return { result: undefined, change: { kind: 'glossaries', glossaryIds: [glossaryId], defaultChanged: deleted.wasDefault, roomIds } };
+    });
+  }
+
+  async entries(actor: Actor, glossaryId: string, query: PageQueryDto): Promise<Page<GlossaryEntryRow>> {
+    const { organizationId } = actor;
+    const rows = await this.glossaries.entryPage(glossaryId, organizationId, query.limit + 1, query.offset);
+    if (rows.length === 0 && !(await this.glossaries.get(glossaryId, organizationId))) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
+    return toPage(rows, query);
+  }
+
+  /** Every entry as CSV/TSV text (read in one snapshot with the glossary's existence). */
+  async export(actor: Actor, glossaryId: string, format: GlossaryTextFormat): Promise<string> {
+    const { organizationId } = actor;
+    const entries = await this.database.transaction(
+      async (tx) => {
+        if (!(await this.glossaries.get(glossaryId, organizationId, tx))) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
+        return this.glossaries.entries(glossaryId, organizationId, tx);
+      },
+      { isolation: 'repeatable read', readOnly: true },
+    );
+    return formatGlossaryText(entries, format);
+  }
+
+  async addEntry(actor: Actor, glossaryId: string, body: unknown): Promise<GlossaryEntryRow> {
+    const organizationId = actor.organizationId;
+    const read = readGlossaryEntry(body);
+    return this.change(organizationId, async (tx) => {
+      const locked = await this.glossaries.lock(glossaryId, organizationId, tx);
+      if (!locked) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
+      if (!read.ok) throw invalid(['body'], read.error);
+      if (locked.entryCount >= ENTRIES_PER_GLOSSARY) throw invalid(['body'], [tooManyEntries(locked.entryCount + 1)]);
+      const added = withTermKeys(read.value);
+      const candidates = await this.glossaries.duplicateCandidates(glossaryId, organizationId, added.termKeys, tx);
+      const duplicates = duplicateTermIssues([...candidates, read.value]).filter((issue) => issue.loc[0] === candidates.length);
+      if (duplicates.length > 0) {
+        throw invalid(
+          ['body'],
+          duplicates.map((issue) => ({
+            ...issue,
+            loc: issue.loc.slice(1),
+            msg: `The term ${JSON.stringify(issue.input)} (${String(issue.loc[2])}) is already in another entry of this glossary.`,
+            ctx: {},
+          })),
+        );
+      }
+      const entry = await this.glossaries.insertEntry(glossaryId, organizationId, added, tx);
+      await this.glossaries.recount(glossaryId, organizationId, tx);
+      return { result: entry, change: { kind: 'glossaries', glossaryIds: [glossaryId], defaultChanged: false, roomIds: [] } };
+    });
+  }
+
+  async deleteEntry(actor: Actor, glossaryId: string, entryId: string): Promise<void> {
+    const organizationId = actor.organizationId;
+    await this.change(organizationId, async (tx) => {
+      if (!(await this.glossaries.lock(glossaryId, organizationId, tx))) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
+      if (!(await this.glossaries.deleteEntry(glossaryId, entryId, organizationId, tx)))
+        throw ApiError.notFound('Glossary entry not found.');
+      await this.glossaries.recount(glossaryId, organizationId, tx);
+      return { result: undefined, change: { kind: 'glossaries', glossaryIds: [glossaryId], defaultChanged: false, roomIds: [] } };
+    });
+  }
+
+  /** Replaces every entry at once; a bad entry or row replaces nothing. */
+  async replaceEntries(actor: Actor, glossaryId: string, body: EntriesBody): Promise<{ entry_count: number }> {
+    const organizationId = actor.organizationId;
+    const entries = this.entriesOf(body);
+    return this.change(organizationId, async (tx) => {
+      if (!(await this.glossaries.lock(glossaryId, organizationId, tx))) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
+      if (!entries.ok) throw entries.error;
+      await this.glossaries.removeEntries(glossaryId, organizationId, tx);
+      await this.glossaries.insertEntries(glossaryId, organizationId, entries.value.map(withTermKeys), tx);
+      await this.glossaries.setCounts(glossaryId, organizationId, entries.value.length, languagesOf(entries.value), tx);
+      return {
+        result: { entry_count: entries.value.length },
+        change: { kind: 'glossaries', glossaryIds: [glossaryId], defaultChanged: false, roomIds: [] },
+      };
+    });
+  }
+
+  /** The entries of a PUT body, or the 422 it gets (raised after the 404 check, as a path comes first). */
+  private entriesOf(body: EntriesBody): { ok: true; value: GlossaryEntry[] } | { ok: false; error: RequestValidationError } {
+    if (body.kind === 'json') {
+      const read = readGlossaryEntries(body.value);
+      return read.ok ? read : { ok: false, error: invalid(['body'], read.error) };
+    }
+    // PostgreSQL text cannot hold U+0000: named at its line like any other bad cell.
+    const nul = body.text.indexOf('\u0000');
+    if (nul >= 0) {
+      const line = body.text.slice(0, nul).split('\n').length;
+      const issue: FieldIssue = {
+        loc: [line],
+        type: 'string_pattern_mismatch',
+        msg: `Line ${line}: the NUL character is not allowed.`,
+        input: null,
+      };
+      return { ok: false, error: invalid(['body'], [issue]) };
+    }
+    const parsed = parseGlossaryText(body.text, body.kind);
+    if (!parsed.ok) return { ok: false, error: invalid(['body'], parsed.error) };
+    if (parsed.value.length > ENTRIES_PER_GLOSSARY) return { ok: false, error: invalid(['body'], [tooManyEntries(parsed.value.length)]) };
+    return parsed;
+  }
+
+  /** The glossaries the room uses now: its own list once set, else the organization's defaults, newest first. */
+  async roomGlossaries(actor: Actor, roomId: string): Promise<{ glossary_ids: string[] }> {
+    const list = await this.glossaries.roomList(roomId, actor.organizationId);
+    if (!list) throw ApiError.notFound('Room not found.');
+    return { glossary_ids: list.own ?? list.defaults };
+  }
+
+  /** Sets the room's own list (ids validated by the DTO: 0–5 UUIDs, each once). */
+  async setRoomGlossaries(actor: Actor, roomId: string, glossaryIds: string[]): Promise<{ glossary_ids: string[] }> {
+    const organizationId = actor.organizationId;
+    const ids = glossaryIds.map((id) => id.toLowerCase());
+    return this.change(organizationId, async (tx) => {
+      if (!(await this.glossaries.roomList(roomId, organizationId, tx))) throw ApiError.notFound('Room not found.');
+      const owned = await this.glossaries.owned(organizationId, ids, tx);
+      const foreign = ids.flatMap((id, index): FieldIssue[] =>
+        owned.has(id)
+          ? []
+          : [
+              {
+                loc: ['glossary_ids', index],
+                type: 'value_error',
+                msg: 'Value error, no such glossary.',
+                input: glossaryIds[index],
+                ctx: { error: 'no such glossary' },
+              },
+            ],
+      );
+      if (foreign.length > 0) throw invalid(['body'], foreign);
+      await this.glossaries.setRoomList(roomId, organizationId, ids, tx);
+      return { result: { glossary_ids: ids }, change: { kind: 'room', roomId } };
+    });
+  }
+}

@@ -1,0 +1,83 @@
+import { QUEUES, TRANSLATOR_JOBS, type RoomGlossaries, type TranslatorGlossaryJob } from '@app/contracts';
+import { compileRoomGlossaries } from '@app/domain';
+import { Injectable } from '@nestjs/common';
+import type { Sql } from '../../database/sql';
+import type { OutboxJob } from '../../queue/outbox.publisher';
+import { GlossariesRepository } from '../glossaries/glossaries.repository';
+import { GlossaryDeliveryRepository } from '../glossaries/glossary-delivery.repository';
+import { ConnectionsRepository } from '../metering/connections.repository';
+
+/** A room a translator serves: the pair it serves (the first two languages its people hold, sorted), and its dispatch's generation. */
+export interface TranslatorRoom {
+  organizationId: string;
+  id: string;
+  languages: [string, string];
+  generation: number;
+}
+
+/**
+ * The version a translator compares: the organization's glossary revision, then the room's translator
+ * generation, so that a later dispatch (perhaps for another pair) replaces what an earlier one left
+ * under the same revision. Generations stay far below 2^24; versions stay exact integers.
+ */
+export function glossaryVersion(revision: number, generation: number): number {
+  return revision * 2 ** 24 + generation;
+}
+
+/**
+ * What a room's translator applies of its glossaries: compiled for its pair with the organization's
+ * glossary revision as the version, sent with its dispatch and again after every change, so a live
+ * room applies a change from its next utterance (extensions.md "Glossaries").
+ */
+@Injectable()
+export class TranslatorGlossariesService {
+  constructor(
+    private readonly glossaries: GlossariesRepository,
+    private readonly delivery: GlossaryDeliveryRepository,
+    private readonly connections: ConnectionsRepository,
+  ) {}
+
+  /** For a dispatch, in its transaction: the room's glossaries now, compiled for the pair. */
+  async forDispatch(tx: Sql, room: TranslatorRoom): Promise<RoomGlossaries> {
+    await this.delivery.holdChangesBack(room.organizationId, tx);
+    return this.compiled(tx, room);
+  }
+
+  /**
+   * After a change, in its transaction: one translator.glossary job for each room of the organization
+   * with a translator, carrying its glossaries as the change left them.
+   */
+  async afterChange(tx: Sql, organizationId: string): Promise<OutboxJob[]> {
+    await this.delivery.holdDeliveriesBack(organizationId, tx);
+    const rooms = await this.delivery.translatorRooms(organizationId, tx);
+    const held = await this.connections.connectedLanguages(
+      rooms.map((room) => ({ organizationId, id: room.id })),
+      tx,
+    );
+    const jobs: OutboxJob[] = [];
+    for (const room of rooms) {
+      const languages = held.get(room.id) ?? [];
+      if (languages.length < 2) continue; // its dismiss is on the way
+      const glossaries = await this.compiled(tx, {
+        organizationId,
+        id: room.id,
+        languages: [languages[0], languages[1]],
+        generation: room.translator_generation,
+      });
+      const payload: TranslatorGlossaryJob = { roomId: room.id, livekitRoom: room.livekit_name, glossaries };
+      jobs.push({
+        queue: QUEUES.translatorPresence,
+        name: TRANSLATOR_JOBS.glossary,
+        jobId: `${room.id}.glossaries.${glossaries.version}`,
+        payload,
+      });
+    }
+    return jobs;
+  }
+
+  private async compiled(tx: Sql, room: TranslatorRoom): Promise<RoomGlossaries> {
+    const inUse = await this.glossaries.glossariesInUse(room.organizationId, room.id, tx);
+    const lists = (inUse?.glossaries ?? []).map((glossary) => glossary.entries);
+    return compileRoomGlossaries(lists, room.languages, glossaryVersion(inUse?.revision ?? 0, room.generation));
+  }
+}
