@@ -403,7 +403,7 @@ async function translatorRow() {
   }
   const r = JSON.parse(out.pop());
   process.stdout.write(
-    `${out.join('\n')}\ntarget: first audio p95 ≤ 1,500 ms at and beyond K; simultaneous word lag p95 ≤ 3,000 ms at 1 stream, ≤ 3,500 ms at K: ${r.pass ? 'pass' : 'FAIL'}\n\n`,
+    `${out.join('\n')}\ntarget: first audio p95 ≤ 1,500 ms at and beyond K; simultaneous word lag p95 ≤ 3,000 ms at 1 stream, ≤ 3,500 ms at K; a 10,000-entry glossary adds ≤ 5 ms p95 to an utterance's translation: ${r.pass ? 'pass' : 'FAIL'}\n\n`,
   );
   return 0;
 }

@@ -13,6 +13,8 @@
 //    code in real time at 1 stream — word lag p50/p95/max over every word of every pass, WER, the end of the
 //    translated speech after the end of the input, chrF of the chunked translation against sentence mode's —
 //    then K parallel streams (RoomTranslator, real AudioSource tracks) each saying the joined turn.
+// 4. Glossaries, BENCH_TRANSLATOR_GLOSSARY_ROUNDS passes (default 20; 0 skips it): an utterance translated with a
+//    10,000-entry glossary against none (bench/glossary-overhead.ts).
 // Prints markdown tables, then one JSON line (read by bench/run.mjs).
 // Env: BENCH_TRANSLATOR_STREAMS (default 1,2,4,8; 0 skips the capacity part), BENCH_TRANSLATOR_ROUNDS (default 5; 0
 //      skips the per-clip part), BENCH_TRANSLATOR_LAG_ROUNDS (default 5; 0 skips the word-lag part),
@@ -29,6 +31,7 @@ import { chrF } from '../apps/translator-agent/src/tools/chrf';
 import type { PcmAudio } from '../apps/translator-agent/src/tools/wav';
 import { DEFAULT_CHUNK_POLICY, type ChunkPolicy } from '../apps/translator-agent/src/translation/stable-chunks';
 import { summarizeWordLag, type SpokenChunk, type WordLagSummary } from '../apps/translator-agent/src/translation/word-lag';
+import { glossaryOverhead, glossaryTable } from './glossary-overhead';
 import { calibrateStreamCapacity, cpuSeconds } from '../apps/translator-agent/src/capacity/calibration';
 import { LocalAdmission, StreamBudget } from '../apps/translator-agent/src/capacity/stream-budget';
 import { loadAgentConfig } from '../apps/translator-agent/src/config';
@@ -344,6 +347,10 @@ async function main(): Promise<void> {
   const lagStreams = lagRounds > 0 ? [...(await wordLagStreams(1, lagRounds)), ...(await wordLagStreams(capacity, lagRounds))] : [];
   process.stderr.write(`bench: word lag at 1 and K streams: ${JSON.stringify(lagStreams)}\n`);
   const lagInputs = lagRounds > 0 ? await wordLagPerInput(lagRounds) : [];
+  const glossaryRounds = Number(process.env.BENCH_TRANSLATOR_GLOSSARY_ROUNDS ?? '20');
+  const glossaryProviders = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, () => undefined);
+  const glossary = glossaryRounds > 0 ? await glossaryOverhead(glossaryProviders, glossaryRounds) : null;
+  await glossaryProviders.close?.();
   await dispose();
 
   const out: string[] = [];
@@ -393,11 +400,13 @@ async function main(): Promise<void> {
       '',
     );
   }
+  if (glossary) out.push(...glossaryTable(glossary));
   const beyond = rows.filter((r) => r.n > capacity);
   const pass =
     (!atK || (atK.firstAudio.p95 <= TARGET_P95_MS && beyond.every((r) => r.firstAudio.p95 <= TARGET_P95_MS))) &&
-    lagStreams.filter((r) => r.timing === 'simultaneous').every((r) => (r.lag?.p95 ?? Infinity) <= (r.n === 1 ? LAG_P95_1 : LAG_P95_K));
-  process.stdout.write(`${out.join('\n')}\n${JSON.stringify({ capacity, pass, rows, clips, lagInputs, lagStreams })}\n`);
+    lagStreams.filter((r) => r.timing === 'simultaneous').every((r) => (r.lag?.p95 ?? Infinity) <= (r.n === 1 ? LAG_P95_1 : LAG_P95_K)) &&
+    (glossary?.pass ?? true);
+  process.stdout.write(`${out.join('\n')}\n${JSON.stringify({ capacity, pass, rows, clips, lagInputs, lagStreams, glossary })}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -1,7 +1,7 @@
-import { protectTerms, restoreTerms } from '@app/domain/glossaries';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { restoreCasing } from '../translation/casing';
 import type { TextTranslator, TranslationRequest } from '../translation/translator';
+import { protectForApertium } from './apertium-terms';
 
 /** Characters that are markup in Apertium's stream format. */
 const RESERVED = /[\\[\]^$/@<>{}]/g;
@@ -35,14 +35,13 @@ export class ApertiumTranslator implements TextTranslator {
     // A rule-based engine needs no earlier segments, and cannot name a language it was not told.
     if (request.task.kind !== 'fixed') return;
     const { source, target } = request.task;
-    // Glossary terms go through as placeholders Apertium passes on as unknown words, then come back as their B terms.
     const terms = request.glossary?.find((g) => g.source === source && g.target === target)?.matches ?? [];
-    const tokens = protectTerms(request.text, terms);
+    const tokens = protectForApertium(request.text, terms);
     // Apertium is case-sensitive: a lowercase "i" would come back untranslated. Sentence starts are the
     // recognizer's to case: a chunk from the middle of a sentence (simultaneous mode) stays lowercase.
     const input = source === 'en' ? restoreCasing(tokens.text, false) : tokens.text;
     const output = await this.pipe(`${source}>${target}`).translate(input);
-    const text = tokens.targets.length > 0 ? restoreTerms(output, tokens.targets).text : output;
+    const text = tokens.restore(output);
     if (text) yield text;
   }
 

@@ -4,6 +4,7 @@ import { initializeLogger } from '@livekit/agents';
 import { dispose } from '@livekit/rtc-node';
 import { goForward, localProviders } from '../../test/support/local-speech';
 import { translateFile, type FileTranslationDetail } from '../tools/file-translation';
+import { GlossaryHolder } from '../translation/room-glossaries';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
 import type { SpeechProviders } from '../translation/speech-providers';
 import { DEFAULT_CHUNK_POLICY } from '../translation/stable-chunks';
@@ -91,4 +92,45 @@ describe('glossaries in the local pipeline, on recorded speech', () => {
     expect(said(empty)).toEqual(said(plain));
     expect(said(plain).translation[0]).toMatch(/diez metros/);
   }, 60_000);
+});
+
+describe('Apertium with glossary terms protected (the real engine, text in)', () => {
+  let providers: SpeechProviders;
+  beforeAll(() => {
+    providers = localProviders();
+  });
+  afterAll(async () => {
+    await providers.close?.();
+  });
+  const translate = async (text: string, entries: Record<string, unknown>[]) => {
+    const holder = new GlossaryHolder(roomGlossaries(1, entries));
+    let out = '';
+    const glossary = holder.termsIn(text, [['en', 'es']]);
+    for await (const delta of providers.translator.translate({
+      task: { kind: 'fixed', source: 'en', target: 'es' },
+      text,
+      context: [],
+      glossary,
+    }))
+      out += delta;
+    return out;
+  };
+
+  it('a term opening a sentence opens the translation capitalized; the next word keeps its case (Apertium would capitalize it)', async () => {
+    expect(await translate('Forward ten meters.', [{ terms: { en: 'forward', es: 'adelante' } }])).toBe('Adelante diez metros.');
+    expect(await translate('The car is red. Debian is blue.', [{ terms: { en: 'Debian' }, do_not_translate: true }])).toBe(
+      'El coche es rojo. Debian es azul.',
+    );
+    expect(await translate('iPhone is here.', [{ terms: { en: 'iPhone' }, do_not_translate: true }])).toMatch(
+      /^iPhone es aquí\.$|^iPhone está aquí\.$/,
+    );
+  });
+
+  it('puts back a dozen terms in one utterance, punctuation and possessives around them', async () => {
+    const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliett', 'kilo', 'lima'];
+    const entries = words.map((w, i) => ({ terms: { en: w, es: `T${i}` } }));
+    const out = await translate(`${words.slice(0, 10).join(', ')}; kilo's car and lima.`, entries);
+    expect(out.match(/T\d+/g)).toEqual(words.map((_, i) => `T${i}`));
+    expect(out).not.toMatch(/zqx/i);
+  });
 });

@@ -22,6 +22,8 @@ export interface PipelineObserver {
   providerError(stage: 'stt' | 'translation' | 'tts' | 'realtime', recoverable: boolean): void;
   /** A hosted speech-to-speech session failed, why, and what followed. */
   realtimeFailure?(reason: RealtimeFailureReason, outcome: RealtimeFailureOutcome): void;
+  /** A segment translated without the room's glossary for its direction: the pipeline takes none. */
+  glossaryUnapplied?(pipeline: 'realtime'): void;
 }
 
 const LATENCY_BUCKETS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 5, 10];
@@ -85,6 +87,13 @@ export class AgentMetrics implements PipelineObserver {
     registers: [this.registry],
   });
 
+  readonly glossaryUnappliedSegments = new Counter({
+    name: 'translator_glossary_unapplied_segments_total',
+    help: "Segments translated without the room's glossary for their direction, by pipeline (realtime: the speech-to-speech session takes none)",
+    labelNames: ['pipeline'] as const,
+    registers: [this.registry],
+  });
+
   readonly recognitionRestarts = new Counter({
     name: 'translator_recognition_restarts_total',
     help: 'Speech recognition streams opened again after they ended',
@@ -119,6 +128,10 @@ export class AgentMetrics implements PipelineObserver {
 
   realtimeFailure(reason: RealtimeFailureReason, outcome: RealtimeFailureOutcome): void {
     this.realtimeFailures.inc({ reason, outcome });
+  }
+
+  glossaryUnapplied(pipeline: 'realtime'): void {
+    this.glossaryUnappliedSegments.inc({ pipeline });
   }
 }
 

@@ -163,6 +163,7 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
     utterance: (outcome, reason) => observer?.utterance(outcome, reason),
     recognitionRestart: () => observer?.recognitionRestart(),
     providerError: (stage, recoverable) => observer?.providerError(stage, recoverable),
+    glossaryUnapplied: (pipeline) => observer?.glossaryUnapplied?.(pipeline),
     spokenChunk: (source, target, chunk) => {
       spoken.push(chunk);
       events.push('spoken');

@@ -6,6 +6,7 @@ import { loadAgentConfig, type SpeechPipelineConfig } from '../config';
 import { ApertiumTranslator } from '../local/apertium-translator';
 import { PocketSphinxSTT } from '../local/pocketsphinx-stt';
 import { createSpeechProviders } from './providers';
+import { takesVocabulary } from './speech-providers';
 import { LlmTranslator } from './translator';
 
 initializeLogger({ pretty: false, level: 'error' });
@@ -62,5 +63,47 @@ describe('createSpeechProviders: each provider is constructed from its settings,
     expect(providers.supports('es', 'en')).toBe(false); // the recognizer hears English only
     expect(providers.supports('en', 'ja')).toBe(false);
     await providers.close?.();
+  });
+
+  describe("the room's glossary terms steer the hosted recognizers, by priority within each one's documented limit", () => {
+    const keyterms = Array.from({ length: 120 }, (_, i) => ({ text: `Term${i}`, priority: 0 }));
+
+    it("Deepgram: at most 100 keyterms, the first ones, through the framework's session keyterms", async () => {
+      const providers = createSpeechProviders(
+        pipeline({ DEEPGRAM_API_KEY: 'dg', TRANSLATOR_STT: 'deepgram', OPENAI_API_KEY: 'sk' }),
+        24_000,
+        () => undefined,
+      );
+      const engine = providers.stt(['en']);
+      if (!takesVocabulary(engine)) throw new Error('Deepgram takes no vocabulary');
+      const session = jest.spyOn(engine, '_updateSessionKeyterms');
+      engine.setVocabulary(keyterms);
+      expect(session).toHaveBeenCalledWith(keyterms.slice(0, 100).map((k) => k.text));
+      await providers.close?.();
+    });
+
+    it('OpenAI (a model without keywords): the terms as the transcription prompt, within 1,024 characters', async () => {
+      const providers = createSpeechProviders(
+        pipeline({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9' }),
+        24_000,
+        () => undefined,
+      );
+      const engine = providers.stt(['en']);
+      if (!takesVocabulary(engine) || !(engine instanceof openai.STT)) throw new Error('OpenAI takes no vocabulary');
+      expect(engine.capabilities.keyterms).toBeFalsy();
+      const update = jest.spyOn(engine, 'updateOptions');
+      engine.setVocabulary(keyterms);
+      const prompt = (update.mock.calls[0]![0] as { prompt: string }).prompt;
+      expect(prompt.startsWith('Term0, Term1, Term2')).toBe(true);
+      expect(prompt.length).toBeLessThanOrEqual(1024);
+      expect(prompt.split(', ').length).toBeGreaterThan(100);
+      await providers.close?.();
+    });
+
+    it('PocketSphinx takes none: what it hears gets the sounds_like replacement instead', async () => {
+      const providers = createSpeechProviders(pipeline({ TRANSLATOR_PIPELINE: 'local' }), 24_000, () => undefined);
+      expect(takesVocabulary(providers.stt(['en']))).toBe(false);
+      await providers.close?.();
+    });
   });
 });

@@ -6,7 +6,9 @@ import type { SpeechPipelineConfig } from '../config';
 import { ApertiumTranslator } from '../local/apertium-translator';
 import { EspeakTTS } from '../local/espeak-tts';
 import { PocketSphinxSTT } from '../local/pocketsphinx-stt';
-import type { SpeechProviders } from './speech-providers';
+import { DEEPGRAM_KEYTERM_LIMIT, fillKeyterms, OPENAI_TRANSCRIPTION_LIMIT } from './recognition-vocabulary';
+import type { Keyterm } from './room-glossaries';
+import type { SpeechProviders, VocabularySTT } from './speech-providers';
 import { LlmTranslator, type TextTranslator } from './translator';
 
 /** What a provider reports through the framework's `error` events, logged instead of lost. */
@@ -15,6 +17,24 @@ export type ProviderErrorListener = (stage: 'stt' | 'translation' | 'tts', error
 /** Sentence-level streaming over a per-request TTS: each sentence is synthesized as soon as it is complete. */
 function sentences(engine: tts.TTS): tts.TTS {
   return new tts.StreamAdapter(engine, new tokenize.basic.SentenceTokenizer());
+}
+
+/** A recognizer that takes the room's glossary terms by `steer`. */
+function withVocabulary<E extends stt.STT>(engine: E, steer: (keyterms: readonly Keyterm[]) => void): E & VocabularySTT {
+  return Object.assign(engine, { setVocabulary: steer });
+}
+
+/**
+ * OpenAI realtime transcription: `keywords` where the model takes them (gpt-transcribe,
+ * gpt-live-transcribe), else the terms as its `prompt`. Both reach an open session at once (a
+ * `session.update`), so a change applies from the next utterance.
+ */
+function openaiVocabulary(engine: openai.STT): (keyterms: readonly Keyterm[]) => void {
+  return (keyterms) => {
+    const terms = fillKeyterms(keyterms, OPENAI_TRANSCRIPTION_LIMIT);
+    if (engine.capabilities.keyterms) engine._updateSessionKeyterms(terms);
+    else engine.updateOptions({ prompt: terms.join(OPENAI_TRANSCRIPTION_LIMIT.separator) });
+  };
 }
 
 function requireConfig<T>(value: T | null, name: string): T {
@@ -41,24 +61,29 @@ export function createSpeechProviders(
 
   const makeStt = (languages: string[]): stt.STT => {
     switch (config.stt) {
-      case 'openai':
+      case 'openai': {
         // Realtime transcription streams partial transcripts and cuts turns with OpenAI's server VAD.
-        return new openai.STT({
+        const engine = new openai.STT({
           ...oa(),
           model: requireConfig(config.openai, 'OpenAI').sttModel,
           language: languages,
           detectLanguage: languages.length !== 1,
           useRealtime: true,
         });
+        return withVocabulary(engine, openaiVocabulary(engine));
+      }
       case 'deepgram': {
         const c = requireConfig(config.deepgram, 'Deepgram');
         // One language in dual mode; `multi` (per-word language detection) when a device carries both.
-        return new deepgram.STT({
+        const engine = new deepgram.STT({
           apiKey: c.apiKey,
           model: c.model,
           language: languages.length === 1 ? languages[0]! : 'multi',
           interimResults: true,
         });
+        // The framework's session-keyterms hook: the plugin reopens an open stream with them at its next
+        // end of speech (at once when nobody speaks), so a change applies from the next utterance.
+        return withVocabulary(engine, (keyterms) => engine._updateSessionKeyterms(fillKeyterms(keyterms, DEEPGRAM_KEYTERM_LIMIT)));
       }
       case 'local':
         return new PocketSphinxSTT(requireConfig(config.local, 'the local pipeline'));

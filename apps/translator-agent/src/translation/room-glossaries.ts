@@ -48,11 +48,13 @@ function prepare(glossary: CompiledGlossary): DirectionGlossary {
       keyterms.push({ text: text.trim(), priority: entry.priority });
     }
   }
+  // Only simultaneous mode asks where phrases start: built on its first question, once per version.
+  let startsPhrase: PhraseStarts | null = null;
   return {
     glossary,
     matcher: createGlossaryMatcher(glossary),
     replaceSoundsLike: createSoundsLikeReplacer(glossary),
-    startsPhrase: createPhraseStarts(glossary),
+    startsPhrase: (text) => (startsPhrase ??= createPhraseStarts(glossary))(text),
     keyterms,
   };
 }

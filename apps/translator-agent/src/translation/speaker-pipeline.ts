@@ -238,7 +238,7 @@ export class SpeakerPipeline implements SpeakerStream {
   private pieces(chunks: TimedWord[][], base: Omit<Utterance, 'text' | 'endOfSpeechAt' | 'wordStarts' | 'last'>, first: boolean) {
     return chunks.map((words, i) => ({
       ...base,
-      // A sounds_like phrase split between two chunks stays as heard: each chunk is translated on its own.
+      // Cuts wait after a phrase's first words; one the chunk bound still splits stays as heard in each chunk.
       text: this.recognition.written(restoreCasing(words.map((w) => w.text).join(' '), first && i === 0), base.source),
       endOfSpeechAt: this.timing.wallClock(words[words.length - 1]!.end),
       wordStarts: words.map((w) => this.timing.wallClock(w.start)),

@@ -1,5 +1,7 @@
+import { compileGlossary, type GlossaryEntry } from '@app/domain/glossaries';
 import { routeUtterance, type UtteranceInput } from '@app/domain/translation-routing';
-import { TranslationPrompt, translationTaskFor, translationTaskKey } from './translation-task';
+import { GlossaryHolder } from './room-glossaries';
+import { TranslationPrompt, translationDirections, translationTaskFor, translationTaskKey } from './translation-task';
 
 const ROOM = ['de', 'en'] as const;
 
@@ -63,5 +65,56 @@ describe('TranslationPrompt: the LLM request for one segment', () => {
     expect(
       translationTaskFor(routeUtterance({ mode: 'mono', roomLanguages: ROOM, speakerLanguages: ROOM, detectedLanguage: 'fr' }), ROOM),
     ).toBeNull();
+  });
+});
+
+describe("TranslationPrompt with the room's glossary", () => {
+  const entry = (terms: Record<string, string>, extra: Partial<GlossaryEntry> = {}): GlossaryEntry => ({
+    terms,
+    doNotTranslate: false,
+    caseSensitive: false,
+    soundsLike: {},
+    ...extra,
+  });
+  // A 10,000-entry glossary: only what the segment holds may reach the prompt.
+  const filler = Array.from({ length: 10_000 }, (_, i) => entry({ de: `Fachwort${i}`, en: `term${i}` }));
+  const glossary = [
+    entry({ de: 'Schraube', en: 'bolt' }),
+    entry({ de: 'Debian' }, { doNotTranslate: true }),
+    entry({ de: 'Mutter' }), // no English term: left to normal translation
+    ...filler,
+  ];
+  const holder = new GlossaryHolder({
+    version: 1,
+    directions: [compileGlossary([glossary], 'de', 'en'), compileGlossary([glossary], 'en', 'de')],
+  });
+  const systemOf = (prompt: TranslationPrompt, text: string) =>
+    prompt.segmentContext(text, [], holder.termsIn(text, translationDirections(prompt.task))).items[0]!;
+
+  it('lists only the entries whose terms the segment holds, each once: a B term to use, or a term kept as written', () => {
+    const prompt = promptFor({ mode: 'dual', speakerLanguages: ['de'] });
+    const system = systemOf(prompt, 'Die Schraube und die Mutter unter Debian, noch eine Schraube.');
+    const text = system.type === 'message' ? (system.textContent ?? '') : '';
+    expect(text.startsWith(prompt.instructions)).toBe(true);
+    const glossaryPart = text.slice(prompt.instructions.length).trim();
+    expect(glossaryPart.split('\n')).toEqual([
+      'Glossary: translate these terms exactly as given here, whatever the context.',
+      '- "Schraube" → "bolt"',
+      '- "Debian": keep it as written, untranslated',
+    ]);
+  });
+
+  it('adds nothing when the segment holds no term', () => {
+    const prompt = promptFor({ mode: 'dual', speakerLanguages: ['de'] });
+    const system = systemOf(prompt, 'Guten Morgen.');
+    expect(system.type === 'message' && system.textContent).toBe(prompt.instructions);
+  });
+
+  it('without a known direction (mono, undetected), lists each direction it may translate in under its own heading', () => {
+    const prompt = promptFor({ mode: 'mono', speakerLanguages: ROOM, detectedLanguage: null });
+    const system = systemOf(prompt, 'Schraube or bolt?');
+    const text = system.type === 'message' ? (system.textContent ?? '') : '';
+    expect(text).toContain('When translating from de into en:\n- "Schraube" → "bolt"');
+    expect(text).toContain('When translating from en into de:\n- "bolt" → "Schraube"');
   });
 });

@@ -5,7 +5,9 @@ import { librivoxClips } from '../../../test/support/local-speech';
 import { RealtimeTranslationStandIn } from '../../../test/support/realtime-translation-standin';
 import type { PipelineObserver } from '../../metrics/agent-metrics';
 import { deliveredFrames } from '../../tools/file-translation';
+import { compileGlossary } from '@app/domain/glossaries';
 import { LatencyTracker } from '../latency-tracker';
+import { GlossaryHolder } from '../room-glossaries';
 import type { FinalSegment, SpeakerStream, TranscriptSegment, TranslationSegment } from '../speaker-stream';
 import type { StreamStatus } from '../translator-status';
 import { RealtimeSpeakerPipeline, type RealtimeSpeakerPipelineOptions } from './realtime-speaker-pipeline';
@@ -44,7 +46,7 @@ function harness(baseUrl: string, apiKey = 'sk-standin', extra: Partial<Realtime
   const segments: FinalSegment[] = [];
   const errors: string[] = [];
   const statuses: StreamStatus[] = [];
-  const counted = { restarts: 0, errors: [] as string[], firstAudio: 0, failures: [] as string[], onsets: 0 };
+  const counted = { restarts: 0, errors: [] as string[], firstAudio: 0, failures: [] as string[], onsets: 0, unapplied: [] as string[] };
   const latency = new LatencyTracker();
   const observer: PipelineObserver = {
     firstAudio: () => void (counted.firstAudio += 1),
@@ -54,6 +56,7 @@ function harness(baseUrl: string, apiKey = 'sk-standin', extra: Partial<Realtime
     providerError: (stage, recoverable) => void counted.errors.push(`${stage}:${recoverable}`),
     realtimeFailure: (reason, outcome) => void counted.failures.push(`${reason}:${outcome}`),
     spokenChunk: () => void (counted.onsets += 1),
+    glossaryUnapplied: (pipeline) => void counted.unapplied.push(pipeline),
   };
   const pipeline = new RealtimeSpeakerPipeline({
     session: { baseUrl, apiKey, inputTranscriptionModel: 'gpt-realtime-whisper', openTimeoutMs: 2000 },
@@ -141,6 +144,22 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
     expect(h.counted.onsets).toBe(2);
     expect(h.errors).toEqual([]);
     expect(h.statuses).toEqual([]);
+  }, 30_000);
+
+  it('takes no glossary: each segment of a direction the room has one for is counted as translated without it', async () => {
+    const entries = [{ terms: { en: 'young man', es: 'muchacho' }, doNotTranslate: false, caseSensitive: false, soundsLike: {} }];
+    const glossaries = new GlossaryHolder({
+      version: 1,
+      directions: [compileGlossary([entries], 'en', 'es'), compileGlossary([entries], 'es', 'en')],
+    });
+    const h = harness(baseUrl, 'sk-standin', { glossaries });
+    const running = h.pipeline.run();
+    await opened();
+    for (const frame of [...speech(1), ...silence(1000)]) h.pipeline.pushFrame(frame);
+    h.pipeline.close();
+    await running;
+    expect(h.segments.map((s) => s.translation?.text)).toEqual([SCRIPT[0]!.output]);
+    expect(h.counted.unapplied).toEqual(['realtime']);
   }, 30_000);
 
   it('a dropped connection is reported, counted and resumed: speech after it is translated again', async () => {

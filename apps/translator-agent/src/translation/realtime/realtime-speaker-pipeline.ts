@@ -334,6 +334,8 @@ export class RealtimeSpeakerPipeline implements SpeakerStream {
     const translation = s.output.trim();
     const { identity, trackSid } = this.options.speaker;
     if (text) this.emit(this.options.outputs.transcript(this.transcript(s, true)));
+    // The session takes no glossary: its segments are counted where the room has one for this direction.
+    if (text && this.options.glossaries?.direction(this.source, this.target)) this.options.observer?.glossaryUnapplied?.('realtime');
     const report = text
       ? this.options.outputs.segment?.({
           speakerIdentity: identity,
