@@ -14,7 +14,7 @@ import { toPage, type Page } from '../../common/pagination/page';
 import type { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { DatabaseClient, type Transaction } from '../../database/database.client';
 import { GlossariesRepository, type GlossaryEntryRow, type GlossaryRow } from './glossaries.repository';
-import { GlossaryChangesService, type GlossaryChange } from './glossary-changes.service';
+import { GlossaryChangesService } from './glossary-changes.service';
 import {
   ENTRIES_PER_GLOSSARY,
   GLOSSARIES_PER_ORGANIZATION,
@@ -62,16 +62,13 @@ export class GlossariesService {
   /**
    * The one shape of every change: one transaction that first takes the organization's glossary lock
    * (so limits, duplicates and counts hold against concurrent changes) and ends by recording what it
-   * changed (`change` null: nothing a room applies changed).
+   * changed (`changed` false: nothing a room applies changed).
    */
-  private async change<T>(
-    organizationId: string,
-    work: (tx: Transaction) => Promise<{ result: T; change: GlossaryChange | null }>,
-  ): Promise<T> {
+  private async change<T>(organizationId: string, work: (tx: Transaction) => Promise<{ result: T; changed: boolean }>): Promise<T> {
     const { result, jobs } = await this.database.transaction(async (tx) => {
       await this.glossaries.lockOrganization(organizationId, tx);
-      const { result, change } = await work(tx);
-      return { result, jobs: change ? (await this.changes.recorded(tx, organizationId, change)).jobs : [] };
+      const { result, changed } = await work(tx);
+      return { result, jobs: changed ? (await this.changes.recorded(tx, organizationId)).jobs : [] };
     });
     await this.changes.flush(jobs);
     return result;
@@ -94,7 +91,7 @@ export class GlossariesService {
       const affects = entries.length > 0 || isDefault;
       return {
         result: glossary,
-        change: affects ? { kind: 'glossaries', glossaryIds: [glossary.id], defaultChanged: isDefault, roomIds: [] } : null,
+        changed: affects,
       };
     });
   }
@@ -125,7 +122,7 @@ export class GlossariesService {
       const defaultChanged = dto.default !== undefined && dto.default !== locked.isDefault;
       return {
         result: glossary,
-        change: defaultChanged ? { kind: 'glossaries', glossaryIds: [glossaryId], defaultChanged, roomIds: [] } : null,
+        changed: defaultChanged,
       };
     });
   }
@@ -136,8 +133,8 @@ export class GlossariesService {
     await this.change(organizationId, async (tx) => {
       const deleted = await this.glossaries.delete(glossaryId, organizationId, tx);
       if (!deleted) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
-      const roomIds = await this.glossaries.leaveRooms(glossaryId, organizationId, tx);
-      return { result: undefined, change: { kind: 'glossaries', glossaryIds: [glossaryId], defaultChanged: deleted.wasDefault, roomIds } };
+      await this.glossaries.leaveRooms(glossaryId, organizationId, tx);
+      return { result: undefined, changed: true };
     });
   }
 
@@ -185,7 +182,7 @@ export class GlossariesService {
       }
       const entry = await this.glossaries.insertEntry(glossaryId, organizationId, added, tx);
       await this.glossaries.recount(glossaryId, organizationId, tx);
-      return { result: entry, change: { kind: 'glossaries', glossaryIds: [glossaryId], defaultChanged: false, roomIds: [] } };
+      return { result: entry, changed: true };
     });
   }
 
@@ -196,7 +193,7 @@ export class GlossariesService {
       if (!(await this.glossaries.deleteEntry(glossaryId, entryId, organizationId, tx)))
         throw ApiError.notFound('Glossary entry not found.');
       await this.glossaries.recount(glossaryId, organizationId, tx);
-      return { result: undefined, change: { kind: 'glossaries', glossaryIds: [glossaryId], defaultChanged: false, roomIds: [] } };
+      return { result: undefined, changed: true };
     });
   }
 
@@ -212,7 +209,7 @@ export class GlossariesService {
       await this.glossaries.setCounts(glossaryId, organizationId, entries.value.length, languagesOf(entries.value), tx);
       return {
         result: { entry_count: entries.value.length },
-        change: { kind: 'glossaries', glossaryIds: [glossaryId], defaultChanged: false, roomIds: [] },
+        changed: true,
       };
     });
   }
@@ -270,7 +267,7 @@ export class GlossariesService {
       );
       if (foreign.length > 0) throw invalid(['body'], foreign);
       await this.glossaries.setRoomList(roomId, organizationId, ids, tx);
-      return { result: { glossary_ids: ids }, change: { kind: 'room', roomId } };
+      return { result: { glossary_ids: ids }, changed: true };
     });
   }
 }

@@ -5,21 +5,11 @@ import { TranslatorGlossariesService } from '../rooms/translator-glossaries.serv
 import { GlossariesRepository } from './glossaries.repository';
 
 /**
- * Which rooms a glossary change may affect:
- * - `room`: one room's own list was set.
- * - `glossaries`: these glossaries' entries, default flag or existence changed (`defaultChanged`: the
- *   organization's defaults changed, so every room without a list of its own is affected); `roomIds`:
- *   rooms whose own list changed as a side effect (a deleted glossary left them).
- */
-export type GlossaryChange =
-  { kind: 'room'; roomId: string } | { kind: 'glossaries'; glossaryIds: string[]; defaultChanged: boolean; roomIds: string[] };
-
-/**
  * The one place every glossary change ends, inside its transaction: the organization's revision goes
  * up by one, and every room of the organization with a translator gets its glossaries again under
  * that revision (a translator.glossary job in the outbox; the caller flushes it after commit).
- * Every such room is told, not only those `affected` names: an organization has few live
- * translators, and a room told twice the same glossaries applies them once.
+ * Every such room is told, not only those the change touched: an organization has few live
+ * translators, and a room told the same glossaries again applies them once.
  */
 @Injectable()
 export class GlossaryChangesService {
@@ -30,8 +20,7 @@ export class GlossaryChangesService {
   ) {}
 
   /** Records the change in the caller's transaction: the organization's new revision, and the jobs to flush after commit. */
-  async recorded(tx: Transaction, organizationId: string, affected: GlossaryChange): Promise<{ revision: number; jobs: OutboxJob[] }> {
-    void affected;
+  async recorded(tx: Transaction, organizationId: string): Promise<{ revision: number; jobs: OutboxJob[] }> {
     const revision = await this.glossaries.bumpRevision(organizationId, tx);
     const jobs = await this.translators.afterChange(tx, organizationId);
     await this.outbox.write(tx, jobs);
