@@ -4,7 +4,7 @@
 // replacement of what was heard, the matching of the direction's terms, then Apertium with the
 // matched terms protected. Passes alternate between the two rooms, so both see the same load.
 import type { RoomGlossaries } from '@app/contracts';
-import { compileGlossary, type GlossaryEntry } from '@app/domain/glossaries';
+import { compileGlossary, glossaryEntry, type GlossaryEntry } from '@app/domain/glossaries';
 import { performance } from 'node:perf_hooks';
 import { librivoxClips } from '../apps/translator-agent/test/support/local-speech';
 import { restoreCasing } from '../apps/translator-agent/src/translation/casing';
@@ -30,13 +30,7 @@ const COMMON = ['the', 'a', 'he', 'young', 'go', 'more', 'made', 'to', 'be', 'hi
 
 /** 10,000 entries: a few that the recordings hold, the rest multi-word terms starting with their common words. */
 function tenThousandEntries(): GlossaryEntry[] {
-  const entry = (terms: Record<string, string>, extra: Partial<GlossaryEntry> = {}): GlossaryEntry => ({
-    terms,
-    doNotTranslate: false,
-    caseSensitive: false,
-    soundsLike: {},
-    ...extra,
-  });
+  const entry = glossaryEntry;
   const heard = [
     entry({ en: 'young man', es: 'muchacho' }),
     entry({ en: 'forward', es: 'adelante' }),

@@ -1,4 +1,4 @@
-import type { GlossaryEntry } from '@app/domain';
+import { glossaryEntry } from '@app/domain';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { GlossariesRepository } from '../../src/modules/glossaries/glossaries.repository';
@@ -6,13 +6,7 @@ import { withTermKeys } from '../../src/modules/glossaries/glossary-entry-input'
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 import { MediumRows } from '../support/medium-rows';
 
-const entry = (terms: Record<string, string>, more: Partial<GlossaryEntry> = {}): GlossaryEntry => ({
-  terms,
-  doNotTranslate: false,
-  caseSensitive: false,
-  soundsLike: {},
-  ...more,
-});
+const entry = glossaryEntry;
 
 /** The glossary tables on the real database: order, tenancy, the duplicate lookup and what a room uses. */
 describe('GlossariesRepository', () => {

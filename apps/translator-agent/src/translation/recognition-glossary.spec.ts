@@ -1,5 +1,5 @@
 import type { RoomGlossaries } from '@app/contracts';
-import { compileGlossary, type GlossaryEntry } from '@app/domain/glossaries';
+import { compileGlossary, glossaryEntry, type GlossaryEntry } from '@app/domain/glossaries';
 import { initializeLogger } from '@livekit/agents';
 import { endOfSpeech, final, interim, ScriptedSTT, startOfSpeech } from '../../test/support/fakes';
 import { harness } from '../../test/support/speaker-pipeline-harness';
@@ -8,13 +8,7 @@ import { GlossaryHolder, type Keyterm } from './room-glossaries';
 
 initializeLogger({ pretty: false, level: 'error' });
 
-const entry = (terms: Record<string, string>, extra: Partial<GlossaryEntry> = {}): GlossaryEntry => ({
-  terms,
-  doNotTranslate: false,
-  caseSensitive: false,
-  soundsLike: {},
-  ...extra,
-});
+const entry = glossaryEntry;
 
 function room(version: number, entries: GlossaryEntry[]): RoomGlossaries {
   return { version, directions: [compileGlossary([entries], 'de', 'en'), compileGlossary([entries], 'en', 'de')] };

@@ -1,14 +1,8 @@
 import type { RoomGlossaries } from '@app/contracts';
-import { compileGlossary, type GlossaryEntry } from '@app/domain/glossaries';
+import { compileGlossary, glossaryEntry, type GlossaryEntry } from '@app/domain/glossaries';
 import { GlossaryHolder } from './room-glossaries';
 
-const entry = (terms: Record<string, string>, extra: Partial<GlossaryEntry> = {}): GlossaryEntry => ({
-  terms,
-  doNotTranslate: false,
-  caseSensitive: false,
-  soundsLike: {},
-  ...extra,
-});
+const entry = glossaryEntry;
 
 function room(version: number, ...glossaries: GlossaryEntry[][]): RoomGlossaries {
   return { version, directions: [compileGlossary(glossaries, 'en', 'es'), compileGlossary(glossaries, 'es', 'en')] };

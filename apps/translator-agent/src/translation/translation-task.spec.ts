@@ -1,4 +1,4 @@
-import { compileGlossary, type GlossaryEntry } from '@app/domain/glossaries';
+import { compileGlossary, glossaryEntry } from '@app/domain/glossaries';
 import { routeUtterance, type UtteranceInput } from '@app/domain/translation-routing';
 import { GlossaryHolder } from './room-glossaries';
 import { TranslationPrompt, translationDirections, translationTaskFor, translationTaskKey } from './translation-task';
@@ -69,13 +69,7 @@ describe('TranslationPrompt: the LLM request for one segment', () => {
 });
 
 describe("TranslationPrompt with the room's glossary", () => {
-  const entry = (terms: Record<string, string>, extra: Partial<GlossaryEntry> = {}): GlossaryEntry => ({
-    terms,
-    doNotTranslate: false,
-    caseSensitive: false,
-    soundsLike: {},
-    ...extra,
-  });
+  const entry = glossaryEntry;
   // A 10,000-entry glossary: only what the segment holds may reach the prompt.
   const filler = Array.from({ length: 10_000 }, (_, i) => entry({ de: `Fachwort${i}`, en: `term${i}` }));
   const glossary = [

@@ -1,13 +1,7 @@
 import { formatGlossaryText, parseGlossaryText } from './glossary-csv';
-import type { GlossaryEntry } from './glossary-entries';
+import { glossaryEntry, type GlossaryEntry } from './glossary-entries';
 
-const entry = (terms: Record<string, string>, options: Partial<GlossaryEntry> = {}): GlossaryEntry => ({
-  terms,
-  doNotTranslate: false,
-  caseSensitive: false,
-  soundsLike: {},
-  ...options,
-});
+const entry = glossaryEntry;
 
 function entriesOf(text: string, format: 'csv' | 'tsv' = 'csv'): GlossaryEntry[] {
   const result = parseGlossaryText(text, format);

@@ -1,12 +1,6 @@
-import { duplicateTermIssues, validateGlossaryEntry, type GlossaryEntry } from './glossary-entries';
+import { duplicateTermIssues, glossaryEntry, validateGlossaryEntry } from './glossary-entries';
 
-const entry = (terms: Record<string, string>, options: Partial<GlossaryEntry> = {}): GlossaryEntry => ({
-  terms,
-  doNotTranslate: false,
-  caseSensitive: false,
-  soundsLike: {},
-  ...options,
-});
+const entry = glossaryEntry;
 
 function issuesOf(input: unknown) {
   const result = validateGlossaryEntry(input);

@@ -17,6 +17,11 @@ export interface GlossaryEntry {
   soundsLike: Record<string, string[]>;
 }
 
+/** An entry of these terms, with the contract's defaults (translated, case-insensitive, no sounds_like) unless `options` sets them. */
+export function glossaryEntry(terms: Record<string, string>, options: Partial<Omit<GlossaryEntry, 'terms'>> = {}): GlossaryEntry {
+  return { terms, doNotTranslate: false, caseSensitive: false, soundsLike: {}, ...options };
+}
+
 /**
  * Checks one entry as sent (JSON: `terms`, `do_not_translate`, `case_sensitive`, `sounds_like`) and
  * lists every problem, `loc` relative to the entry (the API prefixes e.g. `body`, `entries`, index).
