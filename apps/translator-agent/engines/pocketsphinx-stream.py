@@ -6,7 +6,10 @@ stdout: one JSON object per line:
   {"type": "start", "at": <seconds of audio>}                        speech began (PocketSphinx's VAD)
   {"type": "partial", "text": "...", "at": s, "words": [...]}         the hypothesis so far, every --partial-every
                                                                       seconds of speech (decoded up to `at`)
-  {"type": "final", "text": "...", "start": s, "end": s, "words": [...]}  speech ended (trailing silence)
+  {"type": "end", "text": "...", "at": s, "words": [...]}             speech ended (trailing silence): the
+                                                                      hypothesis as decoded, before the final pass
+  {"type": "final", "text": "...", "start": s, "end": s, "words": [...]}  the utterance after its final pass (also
+                                                                      when the input ends mid-utterance, without "end")
 Audio positions are seconds since the first byte of stdin. The model paths come from the
 arguments: --hmm DIR --lm FILE --dict FILE.
 """
@@ -95,6 +98,10 @@ def step(decoder, data, consumed, in_utterance, last_partial, last_partial_at, p
             last_partial = text
             emit({"type": "partial", "text": text, "at": round(consumed / RATE, 3), "words": words_of(decoder)})
     elif not speaking and in_utterance:
+        # The final pass over a long utterance takes most of a second: what was decoded so far goes out
+        # first, so a simultaneous translation can speak its last words meanwhile.
+        hyp = decoder.hyp()
+        emit({"type": "end", "text": hyp.hypstr.strip() if hyp else "", "at": round(consumed / RATE, 3), "words": words_of(decoder)})
         finish(decoder)
         in_utterance = False
         decoder.start_utt()

@@ -17,6 +17,7 @@ type RecognizerLine =
   | { type: 'ready' }
   | { type: 'start'; at: number }
   | { type: 'partial'; text: string; at: number; words: RecognizedWord[] }
+  | { type: 'end'; text: string; at: number; words: RecognizedWord[] }
   | { type: 'final'; text: string; start: number | null; end: number | null; words: RecognizedWord[] };
 
 interface RecognizedWord {
@@ -30,7 +31,8 @@ interface RecognizedWord {
  * recognizer process per stream (`engines/pocketsphinx-stream.py`): audio goes in as it arrives,
  * PocketSphinx's own voice activity detection cuts utterances, partial hypotheses come out as
  * interim transcripts (every 0.3 s of speech, with word times, `endTime` where decoding stands) and
- * each utterance as END_OF_SPEECH then its final transcript.
+ * each utterance's end as its last hypothesis and END_OF_SPEECH, then (after the final pass) its final
+ * transcript.
  */
 export class PocketSphinxSTT extends stt.STT {
   label = 'pocketsphinx';
@@ -56,6 +58,8 @@ export class PocketSphinxSTT extends stt.STT {
 
 class PocketSphinxStream extends stt.SpeechStream {
   label = 'pocketsphinx';
+  /** END_OF_SPEECH was said for the utterance whose final transcript is awaited. */
+  private ended = false;
 
   constructor(
     engine: PocketSphinxSTT,
@@ -131,15 +135,19 @@ class PocketSphinxStream extends stt.SpeechStream {
       case 'start':
         this.queue.put({ type: stt.SpeechEventType.START_OF_SPEECH });
         return;
-      case 'partial': {
-        const offset = this.startTimeOffset;
-        const data = this.speech(line.text, (line.words[0]?.start ?? line.at) + offset, line.at + offset, 0.5);
-        data.words = this.timed(line.words, offset);
-        this.queue.put({ type: stt.SpeechEventType.INTERIM_TRANSCRIPT, alternatives: [data] });
+      case 'partial':
+        this.hypothesis(line);
         return;
-      }
+      case 'end':
+        // The hypothesis as decoded when speech ended: the final pass may still correct it.
+        if (line.text) this.hypothesis(line);
+        this.ended = true;
+        this.queue.put({ type: stt.SpeechEventType.END_OF_SPEECH, speechEndTime: line.words[line.words.length - 1]?.end });
+        return;
       case 'final': {
-        this.queue.put({ type: stt.SpeechEventType.END_OF_SPEECH, speechEndTime: line.end ?? undefined });
+        // Without an "end" when the input stopped mid-utterance.
+        if (!this.ended) this.queue.put({ type: stt.SpeechEventType.END_OF_SPEECH, speechEndTime: line.end ?? undefined });
+        this.ended = false;
         if (!line.text) return;
         const offset = this.startTimeOffset;
         const data = this.speech(line.text, (line.start ?? 0) + offset, (line.end ?? 0) + offset, 1);
@@ -150,6 +158,13 @@ class PocketSphinxStream extends stt.SpeechStream {
       case 'ready':
         return;
     }
+  }
+
+  private hypothesis(line: { text: string; at: number; words: RecognizedWord[] }): void {
+    const offset = this.startTimeOffset;
+    const data = this.speech(line.text, (line.words[0]?.start ?? line.at) + offset, line.at + offset, 0.5);
+    data.words = this.timed(line.words, offset);
+    this.queue.put({ type: stt.SpeechEventType.INTERIM_TRANSCRIPT, alternatives: [data] });
   }
 
   private timed(words: RecognizedWord[], offset: number): voice.TimedString[] {

@@ -57,6 +57,16 @@ describe('simultaneous mode on one continuous 23 s turn (PocketSphinx → Aperti
     expect(sentence.spoken).toHaveLength(1);
   });
 
+  it("translates the turn's last words at its end, before the recognizer's final pass over the whole turn", () => {
+    // The final pass over 23 s of speech takes most of a second: the last words do not wait for it, so
+    // the segment's whole translation is captioned before its final transcript comes.
+    const finalAt = simultaneous.events.indexOf('final:file-1');
+    const lastCaptionAt = simultaneous.events.lastIndexOf('translation:file-1');
+    expect(finalAt).toBeGreaterThan(0);
+    expect(lastCaptionAt).toBeLessThan(finalAt);
+    expect(simultaneous.events.slice(0, finalAt).filter((e) => e === 'translation:file-1').length).toBeGreaterThanOrEqual(3);
+  });
+
   it(`speaks no chunk longer than the bound (${bound} ms of speech, first word's start to last word's end)`, () => {
     for (const chunk of simultaneous.spoken) expect(chunk.speechEndAt! - chunk.wordStarts[0]!).toBeLessThanOrEqual(bound + 1);
   });

@@ -101,7 +101,10 @@ export interface FileTranslationDetail {
   firstUtterance: { speechEndAt: number; finalAt: number; firstAudioAt: number } | null;
   /** Each piece of translated speech as it began, with its words' start times (epoch ms). */
   spoken: SpokenChunk[];
-  /** The order things happened in: `final:<segment id>` for a final transcript, `spoken` for a piece's first frame. */
+  /**
+   * The order things happened in: `final:<segment id>` for a final transcript, `translation:<segment id>`
+   * for a translation caption, `spoken` for a piece's first frame.
+   */
   events: string[];
 }
 
@@ -181,6 +184,7 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
     },
     translation: async (s) => {
       translations.push(s);
+      events.push(`translation:${s.segmentId}`);
       await options.captions?.translation(s);
     },
     play: (target, frames) => (target === options.to ? output.play(frames) : Promise.resolve()),

@@ -61,6 +61,8 @@ export class SpeakerPipeline implements SpeakerStream {
   private inSpeech = false;
   private readonly chunker: StableChunker | null;
   private lastInterim = '';
+  /** The utterance's latest hypothesis (simultaneous mode): its last words are committed when speech ends. */
+  private lastHypothesis: stt.SpeechData | null = null;
   private readonly recognition: RecognitionGlossary;
 
   constructor(private readonly options: SpeakerPipelineOptions) {
@@ -189,6 +191,7 @@ export class SpeakerPipeline implements SpeakerStream {
       case stt.SpeechEventType.END_OF_SPEECH: {
         this.timing.speechEnded(event.speechEndTime);
         this.inSpeech = false;
+        if (this.lastHypothesis) this.onHypothesis(this.lastHypothesis, true);
         // Its final transcript still comes: ending the input only stops what comes after.
         this.reopenRecognizer();
         return;
@@ -246,16 +249,20 @@ export class SpeakerPipeline implements SpeakerStream {
     }));
   }
 
-  /** Simultaneous mode: the stable chunks of a partial hypothesis go to translation before the utterance ends. */
-  private onHypothesis(alt: stt.SpeechData): void {
+  /**
+   * Simultaneous mode: the stable chunks of a partial hypothesis go to translation before the utterance
+   * ends; at its end (`ending`), all of its words not yet committed, without waiting for the final pass.
+   */
+  private onHypothesis(alt: stt.SpeechData, ending = false): void {
     if (!this.chunker || !alt.words?.length) return;
+    this.lastHypothesis = alt;
     const route = this.route(alt);
     // Only a known direction is chunked: a mono room's detection step needs the whole utterance.
     if (route.kind !== 'translate' || !this.options.providers.supports(route.source, route.target)) return;
     const segmentId = this.segmentId(this.sequence + 1);
     const first = !this.fates.inTranslation(segmentId) && !this.queue.holds(segmentId);
     const task = translationTaskFor(route, this.options.roomLanguages)!;
-    const chunks = this.chunker.hypothesis(this.words(alt), alt.endTime);
+    const chunks = ending ? this.chunker.ending() : this.chunker.hypothesis(this.words(alt), alt.endTime);
     if (chunks.length === 0) return;
     this.fates.translating(segmentId, route.target, route.source);
     const pieces = this.pieces(chunks, { segmentId, task, source: route.source, target: route.target }, first);
@@ -266,6 +273,7 @@ export class SpeakerPipeline implements SpeakerStream {
     const alt = event.alternatives?.[0];
     const text = alt && this.recognition.written(alt.text.trim(), alt.language);
     this.lastInterim = '';
+    this.lastHypothesis = null;
     if (!alt || !text) {
       this.closeChunks();
       return;

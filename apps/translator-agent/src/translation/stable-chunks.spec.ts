@@ -66,4 +66,15 @@ describe('StableChunker', () => {
     expect(texts(chunker.hypothesis(hyp('go@0.1-0.3 forward@0.3-0.7 ten@0.9-1.1 meter@1.1-1.3'), 1.4))).toEqual(['go forward']);
     expect(texts(chunker.final(hyp('go@0.1-0.3 forward@0.3-0.7 ten@0.9-1.1 meters@1.1-1.5')))).toEqual(['ten meters']);
   });
+
+  it("at the end of speech commits the last hypothesis's words at once, even unconfirmed or a phrase's start; the final adds only what it moved past them", () => {
+    const chunker = new StableChunker(POLICY, (text) => text === 'ten');
+    chunker.hypothesis(hyp('go@0.1-0.3 for@0.3-0.7'), 0.8);
+    expect(texts(chunker.hypothesis(hyp('go@0.1-0.3 forward@0.3-0.7 ten@0.9-1.1'), 1.2))).toEqual([]);
+    expect(texts(chunker.ending())).toEqual(['go forward ten']);
+    expect(texts(chunker.ending())).toEqual([]);
+    expect(texts(chunker.final(hyp('go@0.1-0.3 forward@0.3-0.7 ten@0.9-1.1 meters@1.1-1.5')))).toEqual(['meters']);
+    // Afresh after the final: the next utterance's end commits nothing of this one.
+    expect(texts(chunker.ending())).toEqual([]);
+  });
 });

@@ -75,6 +75,15 @@ export class StableChunker {
     return cut;
   }
 
+  /**
+   * Speech ended (the recognizer's end of utterance, before its final pass): the last hypothesis's words
+   * not yet committed, in chunks — no more words follow, so none waits for stability or a phrase's end.
+   */
+  ending(): TimedWord[][] {
+    const rest = this.uncommitted(this.previous);
+    return rest.length > 0 ? this.commit(rest) : [];
+  }
+
   /** The utterance's final words: those not yet committed, in chunks. Starts afresh for the next utterance. */
   final(words: readonly TimedWord[]): TimedWord[][] {
     const rest = this.uncommitted(words);
