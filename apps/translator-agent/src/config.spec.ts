@@ -99,9 +99,13 @@ describe('loadAgentConfig', () => {
 });
 
 describe('TRANSLATOR_TIMING and TRANSLATOR_PIPELINE=openai-realtime', () => {
-  it('simultaneous or sentence timing for the local recognizer; a hosted recognizer is always sentence', () => {
+  it('simultaneous (the default) or sentence timing for the local recognizer; a hosted recognizer is always sentence', () => {
     const simultaneous = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local', TRANSLATOR_TIMING: 'simultaneous' }, installed);
     expect(simultaneous.ok && simultaneous.config.pipeline.timing).toBe('simultaneous');
+    const byDefault = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local', TRANSLATOR_TIMING: '' }, installed);
+    expect(byDefault.ok && byDefault.config.pipeline.timing).toBe('simultaneous');
+    const sentence = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local', TRANSLATOR_TIMING: 'sentence' }, installed);
+    expect(sentence.ok && sentence.config.pipeline.timing).toBe('sentence');
     const hosted = loadAgentConfig({ OPENAI_API_KEY: 'sk', TRANSLATOR_TIMING: 'simultaneous' }, installed);
     expect(hosted.ok && hosted.config.pipeline.timing).toBe('sentence');
     expect(loadAgentConfig({ TRANSLATOR_PIPELINE: 'local', TRANSLATOR_TIMING: 'soon' }, installed)).toEqual({

@@ -185,7 +185,7 @@ function readConfig(env: NodeJS.ProcessEnv, detect: () => LocalEnginesResult): A
         ? { apiKey: elevenKey, voiceId: nonEmpty(env.ELEVEN_VOICE_ID), model: nonEmpty(env.ELEVEN_MODEL) ?? 'eleven_flash_v2_5' }
         : null,
       local,
-      timing: stages.stt === 'local' ? pick(env, 'TRANSLATOR_TIMING', TIMINGS, 'sentence') : 'sentence',
+      timing: stages.stt === 'local' ? pick(env, 'TRANSLATOR_TIMING', TIMINGS, 'simultaneous') : 'sentence',
       realtime:
         pipeline === 'openai-realtime'
           ? {

@@ -1,6 +1,7 @@
 /**
  * How many speaker streams this machine serves in real time with the local pipeline, measured at
- * worker start: one recording is run through the speaker pipeline as fast as it goes, and the CPU it
+ * worker start: one recording is run through the speaker pipeline as fast as it goes, in the configured
+ * timing (sentence or simultaneous), and the CPU it
  * took (this process and the engines' processes) per second of audio is the cost of one stream.
  */
 import { execFileSync } from 'node:child_process';
@@ -12,6 +13,7 @@ import type { SpeechPipelineConfig } from '../config';
 import { translateFile } from '../tools/file-translation';
 import { parseWav, type PcmAudio } from '../tools/wav';
 import { createSpeechProviders } from '../translation/providers';
+import { chunkPolicyFor } from '../translation/stable-chunks';
 
 /** Share of the cores the admitted streams may use: the rest absorbs decoding bursts, captions-only streams and node. */
 export const TARGET_UTILIZATION = 0.4;
@@ -72,6 +74,8 @@ export async function calibrateStreamCapacity(pipeline: SpeechPipelineConfig, co
       providers,
       sampleRate: 24_000,
       paced: false,
+      // Simultaneous mode costs more per stream (a synthesis per chunk): measured as configured.
+      simultaneous: chunkPolicyFor(pipeline.timing),
     });
     const cost = (cpuSeconds() - before) / (result.input_seconds + PADDING_SECONDS);
     return {
