@@ -12,12 +12,13 @@
 //    each clip and the joined turn (the five clips as one 23 s utterance, 0.2 s apart) through translate:file's
 //    code in real time at 1 stream — word lag p50/p95/max over every word of every pass, WER, the end of the
 //    translated speech after the end of the input, chrF of the chunked translation against sentence mode's —
-//    then K parallel streams (RoomTranslator, real AudioSource tracks) each saying the joined turn.
+//    and, first, 1 and K parallel streams (RoomTranslator, real AudioSource tracks) each saying the joined turn.
 // 4. Glossaries, BENCH_TRANSLATOR_GLOSSARY_ROUNDS passes (default 20; 0 skips it): an utterance translated with a
 //    10,000-entry glossary against none (bench/glossary-overhead.ts).
 // Prints markdown tables, then one JSON line (read by bench/run.mjs).
 // Env: BENCH_TRANSLATOR_STREAMS (default 1,2,4,8; 0 skips the capacity part), BENCH_TRANSLATOR_ROUNDS (default 5; 0
 //      skips the per-clip part), BENCH_TRANSLATOR_LAG_ROUNDS (default 5; 0 skips the word-lag part),
+//      BENCH_TRANSLATOR_LAG_PARTS (streams,inputs: the word-lag parts to run, default both),
 //      TRANSLATOR_STREAM_CAPACITY (K instead of the calibration).
 import { initializeLogger } from '@livekit/agents';
 import { AudioFrame, dispose, type RemoteTrack } from '@livekit/rtc-node';
@@ -362,12 +363,14 @@ async function main(): Promise<void> {
   const rounds = Number(process.env.BENCH_TRANSLATOR_ROUNDS ?? '5');
   const clips = rounds > 0 ? await perClip(rounds) : [];
   const lagRounds = Number(process.env.BENCH_TRANSLATOR_LAG_ROUNDS ?? '5');
+  const lagParts = (process.env.BENCH_TRANSLATOR_LAG_PARTS ?? 'streams,inputs').split(',');
   // K streams first (the shorter part); each part's figures go to stderr as soon as it ends.
   const lagStreams: StreamsLagRow[] = [];
   // At 1 stream and at K (once when K is 1).
-  for (const n of lagRounds > 0 ? [...new Set([1, capacity])] : []) lagStreams.push(...(await wordLagStreams(n, lagRounds)));
+  for (const n of lagRounds > 0 && lagParts.includes('streams') ? [...new Set([1, capacity])] : [])
+    lagStreams.push(...(await wordLagStreams(n, lagRounds)));
   process.stderr.write(`bench: word lag at 1 and K streams: ${JSON.stringify(lagStreams)}\n`);
-  const lagInputs = lagRounds > 0 ? await wordLagPerInput(lagRounds) : [];
+  const lagInputs = lagRounds > 0 && lagParts.includes('inputs') ? await wordLagPerInput(lagRounds) : [];
   const glossaryRounds = Number(process.env.BENCH_TRANSLATOR_GLOSSARY_ROUNDS ?? '20');
   const glossaryProviders = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, () => undefined);
   const glossary = glossaryRounds > 0 ? await glossaryOverhead(glossaryProviders, glossaryRounds) : null;
