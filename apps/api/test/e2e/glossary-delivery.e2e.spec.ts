@@ -210,6 +210,31 @@ describe('glossary delivery to live translators', () => {
     expect(pairs(translator.current(), 'en>es')).toEqual([['forward', 'avance']]);
   });
 
+  it("one change reaches every live room's translator with that room's own glossaries", async () => {
+    const org = await createOrganization(h.t);
+    const robots = await glossary(org, { name: 'Robots', default: true, entries: [{ terms: { en: 'forward', es: 'adelante' } }] });
+    const own = await glossary(org, { name: 'Own', entries: [{ terms: { en: 'meters', es: 'metros' } }] });
+    const [byDefault, alsoByDefault] = [await roomWithTranslator(org), await roomWithTranslator(org)];
+    const withOwnList = await roomWithTranslator(org, [own]);
+    const translators = [await translatorOf(byDefault.id), await translatorOf(alsoByDefault.id), await translatorOf(withOwnList.id)];
+    const before = translators.map((t) => t.current()!.version);
+
+    await h.t
+      .http()
+      .post(`/v1/glossaries/${robots}/entries`)
+      .set(org.auth)
+      .send({ terms: { en: 'Debian' }, do_not_translate: true })
+      .expect(201);
+    for (const [i, translator] of translators.entries()) await translator.until((g) => g.version > before[i]!);
+    for (const translator of translators.slice(0, 2)) {
+      expect(pairs(translator.current(), 'en>es')).toEqual([
+        ['forward', 'adelante'],
+        ['Debian', 'Debian'],
+      ]);
+    }
+    expect(pairs(translators[2]!.current(), 'en>es')).toEqual([['meters', 'metros']]);
+  });
+
   it("another organization's changes send nothing to this room's translator", async () => {
     const org = await createOrganization(h.t);
     const other = await createOrganization(h.t);

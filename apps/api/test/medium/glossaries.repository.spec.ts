@@ -97,4 +97,34 @@ describe('GlossariesRepository', () => {
     expect(await glossaries.owned(stranger.organizationId, [a.id, b.id])).toEqual(new Set());
     expect(await glossaries.owned(organizationId, [a.id, b.id])).toEqual(new Set([a.id, b.id]));
   });
+
+  it("reads several rooms' glossaries in one statement: each room its own list or the defaults, a glossary's entries once, another organization's room absent", async () => {
+    const owner = await rows.organization();
+    const { organizationId } = owner;
+    const [own, byDefault, empty] = [await rows.room(owner), await rows.room(owner), await rows.room(owner)];
+    const stranger = await rows.organization();
+    const foreign = await rows.room(stranger);
+    const shared = await glossaries.create(organizationId, 'shared', true);
+    const other = await glossaries.create(organizationId, 'other', false);
+    await glossaries.insertEntries(shared.id, organizationId, [entry({ en: 'one' })].map(withTermKeys));
+    await glossaries.insertEntries(other.id, organizationId, [entry({ en: 'two' })].map(withTermKeys));
+    await glossaries.setRoomList(own, organizationId, [other.id, shared.id]);
+    await glossaries.setRoomList(empty, organizationId, []);
+
+    const byRoom = await glossaries.glossariesInUseByRoom(organizationId, [own, byDefault, empty, foreign]);
+    expect([...byRoom.keys()].sort()).toEqual([own, byDefault, empty].sort());
+    expect(byRoom.get(own)).toEqual({
+      revision: 0,
+      glossaries: [
+        { id: other.id, entries: [entry({ en: 'two' })] },
+        { id: shared.id, entries: [entry({ en: 'one' })] },
+      ],
+    });
+    expect(byRoom.get(byDefault)).toEqual({ revision: 0, glossaries: [{ id: shared.id, entries: [entry({ en: 'one' })] }] });
+    expect(byRoom.get(empty)).toEqual({ revision: 0, glossaries: [] });
+    // Each room equals what the single-room read gives.
+    for (const roomId of [own, byDefault, empty])
+      expect(byRoom.get(roomId)).toEqual(await glossaries.glossariesInUse(organizationId, roomId));
+    expect(await glossaries.glossariesInUseByRoom(organizationId, [])).toEqual(new Map());
+  });
 });

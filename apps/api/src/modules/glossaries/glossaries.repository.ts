@@ -160,26 +160,31 @@ const SET_ROOM_LIST = sql<ISetRoomListQuery>`INSERT INTO room_glossaries (room_i
   SELECT r.id, r.organization_id, $glossaryIds!::uuid[] FROM rooms r WHERE r.id = $roomId! AND r.organization_id = $organizationId!
   ON CONFLICT (room_id) DO UPDATE SET glossary_ids = EXCLUDED.glossary_ids`;
 
-// One statement, so the revision and the entries come from one snapshot.
+// One statement, so the revision, the rooms' lists and the entries come from one snapshot. Each
+// glossary's entries come once however many of the rooms apply it.
 const IN_USE = sql<IInUseQuery>`WITH room AS (
     SELECT r.id, rg.glossary_ids FROM rooms r LEFT JOIN room_glossaries rg ON rg.room_id = r.id
-    WHERE r.id = $roomId! AND r.organization_id = $organizationId!
+    WHERE r.id = ANY($roomIds!::uuid[]) AND r.organization_id = $organizationId!
+  ), defaults AS (
+    SELECT coalesce(array_agg(g.id ORDER BY date_trunc('milliseconds', g.created_at AT TIME ZONE 'UTC') DESC, g.id DESC), '{}') AS ids
+    FROM glossaries g WHERE g.organization_id = $organizationId! AND g.is_default
   ), chosen AS (
-    SELECT u.id, u.priority FROM room, unnest(room.glossary_ids) WITH ORDINALITY AS u(id, priority)
-    UNION ALL
-    SELECT g.id, row_number() OVER (ORDER BY date_trunc('milliseconds', g.created_at AT TIME ZONE 'UTC') DESC, g.id DESC)
-    FROM room, glossaries g
-    WHERE room.glossary_ids IS NULL AND g.organization_id = $organizationId! AND g.is_default
+    SELECT room.id AS room_id, u.id, u.priority
+    FROM room, defaults, unnest(coalesce(room.glossary_ids, defaults.ids)) WITH ORDINALITY AS u(id, priority)
+    JOIN glossaries g ON g.id = u.id AND g.organization_id = $organizationId!
   )
-  SELECT EXISTS (SELECT 1 FROM room) AS "room_found!",
-    coalesce((SELECT revision FROM glossary_revisions WHERE organization_id = $organizationId!), 0) AS "revision!",
+  SELECT coalesce((SELECT revision FROM glossary_revisions WHERE organization_id = $organizationId!), 0) AS "revision!",
     coalesce((
-      SELECT json_agg(json_build_object('id', c.id, 'entries', (
+      SELECT json_object_agg(room.id, coalesce((SELECT json_agg(c.id ORDER BY c.priority) FROM chosen c WHERE c.room_id = room.id), '[]'::json))
+      FROM room
+    ), '{}'::json) AS "rooms!",
+    coalesce((
+      SELECT json_object_agg(g.id, (
           SELECT coalesce(json_agg(json_build_object('terms', e.terms, 'do_not_translate', e.do_not_translate,
                    'case_sensitive', e.case_sensitive, 'sounds_like', e.sounds_like) ORDER BY e.position), '[]'::json)
-          FROM glossary_entries e WHERE e.glossary_id = c.id)) ORDER BY c.priority)
-      FROM chosen c JOIN glossaries g ON g.id = c.id AND g.organization_id = $organizationId!
-    ), '[]'::json) AS "glossaries!"`;
+          FROM glossary_entries e WHERE e.glossary_id = g.id))
+      FROM glossaries g WHERE g.id IN (SELECT id FROM chosen)
+    ), '{}'::json) AS "glossaries!"`;
 
 interface StoredEntry {
   terms: Record<string, string>;
@@ -356,12 +361,22 @@ export class GlossariesRepository {
    * are at: one statement, one snapshot. Undefined when the organization has no such room.
    */
   async glossariesInUse(organizationId: string, roomId: string, sql: Sql = this.database): Promise<GlossariesInUse | undefined> {
-    const [row] = await sql.rows(IN_USE, { organizationId, roomId });
-    if (!row.room_found) return undefined;
-    const glossaries = row.glossaries as unknown as { id: string; entries: StoredEntry[] }[];
-    return {
-      revision: Number(row.revision),
-      glossaries: glossaries.map((glossary) => ({ id: glossary.id, entries: glossary.entries.map(toEntry) })),
-    };
+    return (await this.glossariesInUseByRoom(organizationId, [roomId], sql)).get(roomId);
+  }
+
+  /** `glossariesInUse` for several rooms of the organization in one statement; a room it does not have is absent. */
+  async glossariesInUseByRoom(organizationId: string, roomIds: string[], sql: Sql = this.database): Promise<Map<string, GlossariesInUse>> {
+    const [row] = await sql.rows(IN_USE, { organizationId, roomIds });
+    const rooms = row.rooms as Record<string, string[]>;
+    const entries = new Map(
+      Object.entries(row.glossaries as unknown as Record<string, StoredEntry[]>).map(([id, stored]) => [id, stored.map(toEntry)] as const),
+    );
+    const revision = Number(row.revision);
+    return new Map(
+      Object.entries(rooms).map(([roomId, ids]) => [
+        roomId,
+        { revision, glossaries: ids.map((id) => ({ id, entries: entries.get(id) ?? [] })) },
+      ]),
+    );
   }
 }

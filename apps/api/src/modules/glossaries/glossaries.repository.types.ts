@@ -429,14 +429,14 @@ export interface ISetRoomListQuery {
 /** 'InUse' parameters type */
 export interface IInUseParams {
   organizationId: string;
-  roomId: string;
+  roomIds: stringArray;
 }
 
 /** 'InUse' return type */
 export interface IInUseResult {
   glossaries: Json;
   revision: string;
-  room_found: boolean;
+  rooms: Json;
 }
 
 /** 'InUse' query type */

@@ -45,7 +45,7 @@ export class TranslatorGlossariesService {
 
   /**
    * After a change, in its transaction: one translator.glossary job for each room of the organization
-   * with a translator, carrying its glossaries as the change left them.
+   * with a translator, carrying its glossaries as the change left them (read for all those rooms at once).
    */
   async afterChange(tx: Sql, organizationId: string): Promise<OutboxJob[]> {
     await this.delivery.holdDeliveriesBack(organizationId, tx);
@@ -54,25 +54,37 @@ export class TranslatorGlossariesService {
       rooms.map((room) => ({ organizationId, id: room.id })),
       tx,
     );
-    const jobs: OutboxJob[] = [];
-    for (const room of rooms) {
+    const served = rooms.flatMap((room) => {
       const languages = held.get(room.id) ?? [];
-      if (languages.length < 2) continue; // its dismiss is on the way
-      const glossaries = await this.compiled(tx, {
-        organizationId,
-        id: room.id,
-        languages: [languages[0], languages[1]],
-        generation: room.translator_generation,
-      });
+      // Fewer than two: its dismiss is on the way.
+      return languages.length < 2 ? [] : [{ room, languages: [languages[0], languages[1]] as [string, string] }];
+    });
+    if (served.length === 0) return [];
+    const inUse = await this.glossaries.glossariesInUseByRoom(
+      organizationId,
+      served.map(({ room }) => room.id),
+      tx,
+    );
+    // Rooms that apply the same glossaries for the same pair share one compilation (the defaults, usually).
+    const compiledOnce = new Map<string, RoomGlossaries['directions']>();
+    return served.map(({ room, languages }): OutboxJob => {
+      const roomInUse = inUse.get(room.id);
+      const lists = roomInUse?.glossaries ?? [];
+      const key = `${languages.join('>')}:${lists.map((glossary) => glossary.id).join(',')}`;
+      const version = glossaryVersion(roomInUse?.revision ?? 0, room.translator_generation);
+      let directions = compiledOnce.get(key);
+      if (!directions) {
+        directions = compileRoomGlossaries(
+          lists.map((glossary) => glossary.entries),
+          languages,
+          version,
+        ).directions;
+        compiledOnce.set(key, directions);
+      }
+      const glossaries: RoomGlossaries = { version, directions };
       const payload: TranslatorGlossaryJob = { roomId: room.id, livekitRoom: room.livekit_name, glossaries };
-      jobs.push({
-        queue: QUEUES.translatorPresence,
-        name: TRANSLATOR_JOBS.glossary,
-        jobId: `${room.id}.glossaries.${glossaries.version}`,
-        payload,
-      });
-    }
-    return jobs;
+      return { queue: QUEUES.translatorPresence, name: TRANSLATOR_JOBS.glossary, jobId: `${room.id}.glossaries.${version}`, payload };
+    });
   }
 
   private async compiled(tx: Sql, room: TranslatorRoom): Promise<RoomGlossaries> {
