@@ -245,7 +245,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       retryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE_MS', RETRY_SCHEDULE_MS),
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
       concurrency: int(env, 'WEBHOOK_DELIVERY_CONCURRENCY', 64, 1, 1024),
-      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 1024),
+      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 64, 1, 1024),
     },
     metrics: {
       port: optionalPort(env, 'METRICS_PORT'),

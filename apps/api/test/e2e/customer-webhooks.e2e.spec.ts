@@ -16,6 +16,8 @@ describe('Customer webhooks', () => {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_SCHEDULE_MS: `${RETRY_MS},${RETRY_MS},${RETRY_MS}`,
       WEBHOOK_TIMEOUT_MS: '2000',
+      // A window smaller than the 40 events the slow-endpoint test sends (the default is 64).
+      WEBHOOK_ENDPOINT_CONCURRENCY: '16',
     });
   });
   afterAll(async () => {

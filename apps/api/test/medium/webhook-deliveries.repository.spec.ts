@@ -39,9 +39,9 @@ describe('WebhookDeliveriesRepository', () => {
       return { id, organizationId, type: 'credit.low', body: JSON.stringify({ id }) };
     });
     await database.transaction(async (tx) => {
-      const seqOf = await deliveries.insertEvents(events, tx);
-      await deliveries.insertDeliveries(
-        events.map((event, i) => ({ endpointId, organizationId, eventSeq: seqOf.get(event.id)!, lane: lanes[i] })),
+      await deliveries.insert(
+        events,
+        events.map((event, i) => ({ endpointId, eventId: event.id, lane: lanes[i] })),
         8,
         tx,
       );

@@ -18,6 +18,8 @@ describe('configuration', () => {
     expect(config.credit).toEqual({ currency: 'usd', minTopupCents: 500, maxTopupCents: 100000 });
     expect(config.rates).toEqual({ participantCentsPerMinute: 3, translatorCentsPerMinute: 6 });
     expect(config.stripe.secretKey).toBeNull();
+    // Deliveries in flight to one endpoint (issue 28: a burst of room events is not held ~0.5 s behind 16).
+    expect(config.webhooks.endpointConcurrency).toBe(64);
   });
 
   it('derives the LiveKit API address from a wss URL', () => {

@@ -65,15 +65,9 @@ export class CustomerEventsPublisher {
         body: JSON.stringify({ id, type: event.type, created_at: createdAt, data }),
       };
     });
-    const seqOf = await this.deliveries.insertEvents(rows, tx);
     const deliveries = targets.flatMap(({ event, endpoints: subscribed }, i) =>
-      subscribed.map((endpoint) => ({
-        endpointId: endpoint.id,
-        organizationId: event.organizationId,
-        eventSeq: seqOf.get(rows[i].id)!,
-        lane: event.roomId ?? null,
-      })),
+      subscribed.map((endpoint) => ({ endpointId: endpoint.id, eventId: rows[i].id, lane: event.roomId ?? null })),
     );
-    await this.deliveries.insertDeliveries(deliveries, maxAttempts(this.config.webhooks.retryScheduleMs), tx);
+    await this.deliveries.insert(rows, deliveries, maxAttempts(this.config.webhooks.retryScheduleMs), tx);
   }
 }

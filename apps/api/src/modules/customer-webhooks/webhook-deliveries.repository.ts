@@ -7,8 +7,7 @@ import type {
   IClaimQuery,
   IDueEndpointsQuery,
   IFailPendingQuery,
-  IInsertDeliveriesQuery,
-  IInsertEventsQuery,
+  IInsertQuery,
   ILogQuery,
   ILogResult,
   IRecordQuery,
@@ -30,8 +29,8 @@ export interface NewEvent {
 
 export interface NewDelivery {
   endpointId: string;
-  organizationId: string;
-  eventSeq: number;
+  /** The id of its event, inserted by the same call. */
+  eventId: string;
   /** A room's events form one lane per endpoint, sent in order; null: no lane. */
   lane: string | null;
 }
@@ -71,18 +70,23 @@ const LOG = sql<ILogQuery>`SELECT d.id, ev.id AS event_id, ev.type AS event_type
    WHERE d.endpoint_id = $endpointId! AND d.organization_id = $organizationId!
    ORDER BY date_trunc('milliseconds', d.created_at AT TIME ZONE 'UTC') DESC, d.id DESC LIMIT $limit! OFFSET $offset!`;
 
-const INSERT_EVENTS = sql<IInsertEventsQuery>`INSERT INTO webhook_events (id, organization_id, type, body)
-  SELECT id, organization_id, type, body
-    FROM unnest($ids!::text[], $organizationIds!::uuid[], $types!::text[], $bodies!::text[])
-      WITH ORDINALITY AS e(id, organization_id, type, body, n)
-   ORDER BY n RETURNING seq, id`;
-
-// The statement's trigger notifies `webhook_deliveries` at commit (migration Integrations).
-const INSERT_DELIVERIES = sql<IInsertDeliveriesQuery>`INSERT INTO webhook_deliveries (endpoint_id, organization_id, event_seq, lane, max_attempts, next_attempt_at)
-  SELECT endpoint_id, organization_id, event_seq, lane, $maxAttempts!, now()
-    FROM unnest($endpointIds!::uuid[], $organizationIds!::uuid[], $eventSeqs!::bigint[], $lanes!::text[])
-      WITH ORDINALITY AS d(endpoint_id, organization_id, event_seq, lane, n)
-   ORDER BY n`;
+/**
+ * The events, in this order, and their deliveries, in this order, in one statement (the deliveries
+ * join their events by id; each delivery has its event's organization). The statement's trigger
+ * notifies `webhook_deliveries` at commit (migration Integrations).
+ */
+const INSERT = sql<IInsertQuery>`WITH ev AS (
+    INSERT INTO webhook_events (id, organization_id, type, body)
+    SELECT id, organization_id, type, body
+      FROM unnest($ids!::text[], $organizationIds!::uuid[], $types!::text[], $bodies!::text[])
+        WITH ORDINALITY AS e(id, organization_id, type, body, n)
+     ORDER BY n RETURNING seq, id, organization_id)
+  INSERT INTO webhook_deliveries (endpoint_id, organization_id, event_seq, lane, max_attempts, next_attempt_at)
+  SELECT d.endpoint_id, ev.organization_id, ev.seq, d.lane, $maxAttempts!, now()
+    FROM unnest($endpointIds!::uuid[], $eventIds!::text[], $lanes!::text[])
+      WITH ORDINALITY AS d(endpoint_id, event_id, lane, n)
+    JOIN ev ON ev.id = d.event_id
+   ORDER BY d.n`;
 
 const RETRY = sql<IRetryQuery>`UPDATE webhook_deliveries d SET next_attempt_at = now(),
          max_attempts = GREATEST(CASE WHEN d.status = 'pending' THEN d.max_attempts ELSE 0 END, d.attempts + 1), status = 'pending'
@@ -128,25 +132,19 @@ const RECORD = sql<IRecordQuery>`UPDATE webhook_deliveries d SET status = o.stat
 export class WebhookDeliveriesRepository {
   constructor(private readonly database: DatabaseClient) {}
 
-  /** Inserts the events in this order; each one's sequence number by its id. */
-  async insertEvents(events: NewEvent[], sql: Sql = this.database): Promise<Map<string, number>> {
-    if (events.length === 0) return new Map();
-    const rows = await sql.rows(INSERT_EVENTS, {
+  /**
+   * Inserts the events and their pending deliveries, due now, each in the order given, with one
+   * statement (the commit notifies the dispatcher).
+   */
+  async insert(events: NewEvent[], deliveries: NewDelivery[], maxAttempts: number, sql: Sql = this.database): Promise<void> {
+    if (events.length === 0) return;
+    await sql.count(INSERT, {
       ids: events.map((e) => e.id),
       organizationIds: events.map((e) => e.organizationId),
       types: events.map((e) => e.type),
       bodies: events.map((e) => e.body),
-    });
-    return new Map(rows.map((row) => [row.id, Number(row.seq)]));
-  }
-
-  /** Inserts pending deliveries, due now, in this order (the commit notifies the dispatcher). */
-  async insertDeliveries(deliveries: NewDelivery[], maxAttempts: number, sql: Sql = this.database): Promise<void> {
-    if (deliveries.length === 0) return;
-    await sql.count(INSERT_DELIVERIES, {
       endpointIds: deliveries.map((d) => d.endpointId),
-      organizationIds: deliveries.map((d) => d.organizationId),
-      eventSeqs: deliveries.map((d) => d.eventSeq),
+      eventIds: deliveries.map((d) => d.eventId),
       lanes: withNulls(deliveries.map((d) => d.lane)),
       maxAttempts,
     });

@@ -1,8 +1,6 @@
 /** Types generated for queries found in "apps/api/src/modules/customer-webhooks/webhook-deliveries.repository.ts" */
 export type NumberOrString = number | string;
 
-export type NumberOrStringArray = (NumberOrString)[];
-
 export type numberArray = (number)[];
 
 export type stringArray = (string)[];
@@ -35,42 +33,25 @@ export interface ILogQuery {
   result: ILogResult;
 }
 
-/** 'InsertEvents' parameters type */
-export interface IInsertEventsParams {
+/** 'Insert' parameters type */
+export interface IInsertParams {
   bodies: stringArray;
+  endpointIds: stringArray;
+  eventIds: stringArray;
   ids: stringArray;
+  lanes: stringArray;
+  maxAttempts: number;
   organizationIds: stringArray;
   types: stringArray;
 }
 
-/** 'InsertEvents' return type */
-export interface IInsertEventsResult {
-  id: string;
-  seq: string;
-}
+/** 'Insert' return type */
+export type IInsertResult = void;
 
-/** 'InsertEvents' query type */
-export interface IInsertEventsQuery {
-  params: IInsertEventsParams;
-  result: IInsertEventsResult;
-}
-
-/** 'InsertDeliveries' parameters type */
-export interface IInsertDeliveriesParams {
-  endpointIds: stringArray;
-  eventSeqs: NumberOrStringArray;
-  lanes: stringArray;
-  maxAttempts: number;
-  organizationIds: stringArray;
-}
-
-/** 'InsertDeliveries' return type */
-export type IInsertDeliveriesResult = void;
-
-/** 'InsertDeliveries' query type */
-export interface IInsertDeliveriesQuery {
-  params: IInsertDeliveriesParams;
-  result: IInsertDeliveriesResult;
+/** 'Insert' query type */
+export interface IInsertQuery {
+  params: IInsertParams;
+  result: IInsertResult;
 }
 
 /** 'Retry' parameters type */

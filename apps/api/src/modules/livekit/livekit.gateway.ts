@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AccessToken, RoomServiceClient, WebhookReceiver, type WebhookEvent } from 'livekit-server-sdk';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AccessToken, RoomServiceClient, TokenVerifier, WebhookEvent } from 'livekit-server-sdk';
 import { ServiceUnavailableError } from '../../common/errors/service-unavailable';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -18,13 +19,13 @@ export interface JoinGrant {
 export class LiveKitGateway {
   private readonly logger = new Logger(LiveKitGateway.name);
   private readonly rooms: RoomServiceClient;
-  private readonly receiver: WebhookReceiver;
+  private readonly verifier: TokenVerifier;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     const { apiUrl, apiKey, apiSecret } = config.livekit;
     // The SDK aborts each request after `requestTimeout` seconds (AbortSignal.timeout around fetch).
     this.rooms = new RoomServiceClient(apiUrl, apiKey, apiSecret, { requestTimeout: config.timeouts.livekitMs / 1000, failover: false });
-    this.receiver = new WebhookReceiver(apiKey, apiSecret);
+    this.verifier = new TokenVerifier(apiKey, apiSecret);
   }
 
   get clientUrl(): string {
@@ -67,11 +68,20 @@ export class LiveKitGateway {
     return { token: jwt, expiresAt: new Date((decodeJwt(jwt).exp ?? 0) * 1000) };
   }
 
-  /** Verifies the signature LiveKit puts in the Authorization header; null when it does not verify. */
+  /**
+   * Verifies the signature LiveKit puts in the Authorization header; null when it does not verify.
+   * What the SDK's WebhookReceiver.receive checks (the token signed with our secret, issued by our key,
+   * with an `exp`; its `sha256` claim the body's), with the body hashed by node:crypto at once: the
+   * SDK's WebCrypto digest costs a job and a promise per event (docs/performance.md, issue 28).
+   */
   async verifyWebhook(rawBody: string, authorization: string | undefined): Promise<WebhookEvent | null> {
     if (!authorization) return null;
     try {
-      return await this.receiver.receive(rawBody, authorization);
+      const claims = await this.verifier.verify(authorization);
+      const expected = Buffer.from(createHash('sha256').update(rawBody).digest('base64'));
+      const claimed = Buffer.from(typeof claims.sha256 === 'string' ? claims.sha256 : '');
+      if (claimed.length !== expected.length || !timingSafeEqual(claimed, expected)) return null;
+      return WebhookEvent.fromJson(JSON.parse(rawBody), { ignoreUnknownFields: true });
     } catch {
       return null;
     }
