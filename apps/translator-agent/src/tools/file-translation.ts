@@ -29,7 +29,10 @@ export interface FileTranslationOptions {
   sampleRate: number;
   /** Milliseconds of audio per pushed frame (LiveKit delivers 10 ms frames). */
   frameMs?: number;
-  /** Push frames in real time, as from a microphone (default); false pushes them as fast as taken. */
+  /**
+   * Push frames in real time, as from a microphone (default); false pushes them as fast as taken, and
+   * then no speech is dropped as late (the 3 s bound measures against a speaker's real time).
+   */
   paced?: boolean;
   /**
    * Silence before the file: a track is subscribed (and its recognizer started) before its speaker
@@ -205,7 +208,14 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
     glossaries: new GlossaryHolder(options.glossaries),
   };
   const composed = (segmentPrefix = common.segmentPrefix) =>
-    new SpeakerPipeline({ ...common, segmentPrefix, providers: options.providers, simultaneous: options.simultaneous ?? null });
+    new SpeakerPipeline({
+      ...common,
+      segmentPrefix,
+      providers: options.providers,
+      simultaneous: options.simultaneous ?? null,
+      // Unpaced, the audio goes in far faster than it was spoken: how late speech starts has no meaning, none is dropped as late.
+      ...(paced ? {} : { maxSpeechDelayMs: Number.POSITIVE_INFINITY }),
+    });
   const { realtime } = options;
   const pipeline: SpeakerStream = realtime
     ? new RealtimeSpeakerPipeline({
