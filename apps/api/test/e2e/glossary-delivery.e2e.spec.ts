@@ -45,6 +45,10 @@ describe('glossary delivery to live translators', () => {
     return res.body.id as string;
   }
 
+  async function addEntry(org: TestOrganization, glossaryId: string, entry: Record<string, unknown>): Promise<void> {
+    await h.t.http().post(`/v1/glossaries/${glossaryId}/entries`).set(org.auth).send(entry).expect(201);
+  }
+
   /** A room where an English and a Spanish speaker joined: its translator is dispatched. */
   async function roomWithTranslator(org: TestOrganization, glossaryIds?: string[]) {
     const room = await createRoom(h, org);
@@ -168,12 +172,7 @@ describe('glossary delivery to live translators', () => {
     ]);
 
     // One entry added.
-    await h.t
-      .http()
-      .post(`/v1/glossaries/${robots}/entries`)
-      .set(org.auth)
-      .send({ terms: { en: 'Debian' }, do_not_translate: true })
-      .expect(201);
+    await addEntry(org, robots, { terms: { en: 'Debian' }, do_not_translate: true });
     await translator.until((g) => pairs(g, 'en>es')?.length === 3);
 
     // A newer default glossary comes first for a room without a list of its own.
@@ -219,12 +218,7 @@ describe('glossary delivery to live translators', () => {
     const translators = [await translatorOf(byDefault.id), await translatorOf(alsoByDefault.id), await translatorOf(withOwnList.id)];
     const before = translators.map((t) => t.current()!.version);
 
-    await h.t
-      .http()
-      .post(`/v1/glossaries/${robots}/entries`)
-      .set(org.auth)
-      .send({ terms: { en: 'Debian' }, do_not_translate: true })
-      .expect(201);
+    await addEntry(org, robots, { terms: { en: 'Debian' }, do_not_translate: true });
     for (const [i, translator] of translators.entries()) await translator.until((g) => g.version > before[i]!);
     for (const translator of translators.slice(0, 2)) {
       expect(pairs(translator.current(), 'en>es')).toEqual([
@@ -245,12 +239,7 @@ describe('glossary delivery to live translators', () => {
 
     await glossary(other, { name: 'Theirs', default: true, entries: [{ terms: { en: 'forward', es: 'avance' } }] });
     // Ours changes afterwards: once that arrived, theirs (sent before, if at all) would have too.
-    await h.t
-      .http()
-      .post(`/v1/glossaries/${ours}/entries`)
-      .set(org.auth)
-      .send({ terms: { en: 'meters', es: 'metros' } })
-      .expect(201);
+    await addEntry(org, ours, { terms: { en: 'meters', es: 'metros' } });
     await translator.until((g) => g.version > (before ?? 0));
     expect(pairs(translator.current(), 'en>es')).toEqual([
       ['forward', 'adelante'],
