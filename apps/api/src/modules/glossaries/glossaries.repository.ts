@@ -97,8 +97,7 @@ const DELETE = sql<IDeleteQuery>`DELETE FROM glossaries WHERE id = $glossaryId! 
   RETURNING is_default`;
 
 const LEAVE_ROOMS = sql<ILeaveRoomsQuery>`UPDATE room_glossaries SET glossary_ids = array_remove(glossary_ids, $glossaryId!::uuid)
-  WHERE organization_id = $organizationId! AND glossary_ids @> ARRAY[$glossaryId!::uuid]
-  RETURNING room_id`;
+  WHERE organization_id = $organizationId! AND glossary_ids @> ARRAY[$glossaryId!::uuid]`;
 
 /** Oldest first: the order they were added in (index `glossary_entries_oldest`). */
 const ENTRY_PAGE = sql<IEntryPageQuery>`SELECT id, terms, do_not_translate, case_sensitive, sounds_like, created_at
@@ -258,9 +257,9 @@ export class GlossariesRepository {
     return row && { wasDefault: row.is_default };
   }
 
-  /** Takes the glossary out of every room's own list; returns those rooms. */
-  async leaveRooms(glossaryId: string, organizationId: string, sql: Sql = this.database): Promise<string[]> {
-    return (await sql.rows(LEAVE_ROOMS, { glossaryId, organizationId })).map((row) => row.room_id);
+  /** Takes the glossary out of every room's own list; returns how many rooms had it. */
+  async leaveRooms(glossaryId: string, organizationId: string, sql: Sql = this.database): Promise<number> {
+    return sql.count(LEAVE_ROOMS, { glossaryId, organizationId });
   }
 
   /** The glossary's entries, oldest first; `limit` rows from `offset`. */

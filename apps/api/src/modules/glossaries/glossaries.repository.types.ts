@@ -194,9 +194,7 @@ export interface ILeaveRoomsParams {
 }
 
 /** 'LeaveRooms' return type */
-export interface ILeaveRoomsResult {
-  room_id: string;
-}
+export type ILeaveRoomsResult = void;
 
 /** 'LeaveRooms' query type */
 export interface ILeaveRoomsQuery {
