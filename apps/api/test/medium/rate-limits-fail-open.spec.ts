@@ -1,17 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import IORedis from 'ioredis';
 import { RateLimitsService } from '../../src/common/rate-limiting/rate-limits.service';
 import { loadConfig } from '../../src/config/app-config';
+import { freePort } from '../support/free-port';
 
 /** A free loopback port, for a redis-server of this test's own (the shared one is never stopped). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {

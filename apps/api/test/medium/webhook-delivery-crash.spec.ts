@@ -1,21 +1,12 @@
 import { DatabaseClient } from '../../src/database/database.client';
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { LedgerService } from '../../src/modules/billing/ledger.service';
 import { createOrganization } from '../support/factories';
 import { startTestApp, type TestApp } from '../support/test-app';
+import { freePort } from '../support/free-port';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { spawnWorkerChild } from '../support/worker-child';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * A worker process is killed (SIGKILL) while its delivery is in flight (the receiver has the

@@ -1,9 +1,9 @@
 import { Client } from 'pg';
 import { startLiveKitDouble, type LiveKitDouble } from '../support/livekit-double';
 import { liveKitWebhookRequest, participantJoined, participantLeft, type WebhookEventJson } from '../support/livekit-webhooks';
+import { freePort } from '../support/free-port';
 import {
   cli,
-  freePort,
   migrate,
   startApiProcess,
   startOwnPostgres,

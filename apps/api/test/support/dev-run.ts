@@ -1,18 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../../../..');
 export const FAKE_LIVEKIT_BIN = path.join(__dirname, 'fake-livekit-server');
 
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+export { freePort } from './free-port';
 
 /** Every process below `pid` (through /proc), as it is now. */
 export function descendants(pid: number): number[] {
