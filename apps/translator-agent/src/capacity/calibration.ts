@@ -1,8 +1,8 @@
 /**
  * How many speaker streams this machine serves in real time with the local pipeline, measured at
  * worker start: one recording is run through the speaker pipeline as fast as it goes, in the configured
- * timing (sentence or simultaneous), and the CPU it
- * took (this process and the engines' processes) per second of audio is the cost of one stream.
+ * timing (sentence or simultaneous), and the CPU it took (this process and the engines' processes) per
+ * second of audio is the cost of one stream.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -28,6 +28,9 @@ export interface Calibration {
   costPerStream: number;
   cores: number;
   recording: string;
+  /** The timing it ran in (the configured one) and the pieces of speech it spoke: one per utterance, or its chunks. */
+  timing: SpeechPipelineConfig['timing'];
+  piecesSpoken: number;
   wallMs: number;
 }
 
@@ -83,6 +86,8 @@ export async function calibrateStreamCapacity(pipeline: SpeechPipelineConfig, co
       costPerStream: cost,
       cores,
       recording: name,
+      timing: pipeline.timing,
+      piecesSpoken: result.chunks_spoken,
       wallMs: Math.round(performance.now() - started),
     };
   } finally {

@@ -23,7 +23,7 @@ export async function workerStreamCapacity(config: AgentConfig): Promise<WorkerS
     return {
       capacity: c.capacity,
       costPerStream: Math.round(c.costPerStream * 1000) / 1000,
-      source: `calibrated on ${c.recording} in ${c.wallMs} ms: ${c.costPerStream.toFixed(3)} CPU s per audio s, ${c.cores} cores`,
+      source: `calibrated on ${c.recording} in ${c.wallMs} ms (${c.timing} timing, pieces spoken: ${c.piecesSpoken}): ${c.costPerStream.toFixed(3)} CPU s per audio s, ${c.cores} cores`,
     };
   }
   const cores = os.availableParallelism();
