@@ -3,7 +3,7 @@ import { compileRoomGlossaries } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import type { Sql } from '../../database/sql';
 import type { OutboxJob } from '../../queue/outbox.publisher';
-import { GlossariesRepository } from '../glossaries/glossaries.repository';
+import { GlossariesRepository, type GlossariesInUse } from '../glossaries/glossaries.repository';
 import { GlossaryDeliveryRepository } from '../glossaries/glossary-delivery.repository';
 import { ConnectionsRepository } from '../metering/connections.repository';
 
@@ -40,7 +40,8 @@ export class TranslatorGlossariesService {
   /** For a dispatch, in its transaction: the room's glossaries now, compiled for the pair. */
   async forDispatch(tx: Sql, room: TranslatorRoom): Promise<RoomGlossaries> {
     await this.delivery.holdChangesBack(room.organizationId, tx);
-    return this.compiled(tx, room);
+    const inUse = await this.glossaries.glossariesInUse(room.organizationId, room.id, tx);
+    return compiled(inUse, room.languages, room.generation);
   }
 
   /**
@@ -66,30 +67,41 @@ export class TranslatorGlossariesService {
       tx,
     );
     // Rooms that apply the same glossaries for the same pair share one compilation (the defaults, usually).
-    const compiledOnce = new Map<string, RoomGlossaries['directions']>();
+    const compiledOnce = new Map<string, RoomGlossaries>();
     return served.map(({ room, languages }): OutboxJob => {
-      const roomInUse = inUse.get(room.id);
-      const lists = roomInUse?.glossaries ?? [];
-      const key = `${languages.join('>')}:${lists.map((glossary) => glossary.id).join(',')}`;
-      const version = glossaryVersion(roomInUse?.revision ?? 0, room.translator_generation);
-      let directions = compiledOnce.get(key);
-      if (!directions) {
-        directions = compileRoomGlossaries(
-          lists.map((glossary) => glossary.entries),
-          languages,
-          version,
-        ).directions;
-        compiledOnce.set(key, directions);
-      }
-      const glossaries: RoomGlossaries = { version, directions };
+      const glossaries = compiled(inUse.get(room.id), languages, room.translator_generation, compiledOnce);
       const payload: TranslatorGlossaryJob = { roomId: room.id, livekitRoom: room.livekit_name, glossaries };
-      return { queue: QUEUES.translatorPresence, name: TRANSLATOR_JOBS.glossary, jobId: `${room.id}.glossaries.${version}`, payload };
+      return {
+        queue: QUEUES.translatorPresence,
+        name: TRANSLATOR_JOBS.glossary,
+        jobId: `${room.id}.glossaries.${glossaries.version}`,
+        payload,
+      };
     });
   }
+}
 
-  private async compiled(tx: Sql, room: TranslatorRoom): Promise<RoomGlossaries> {
-    const inUse = await this.glossaries.glossariesInUse(room.organizationId, room.id, tx);
-    const lists = (inUse?.glossaries ?? []).map((glossary) => glossary.entries);
-    return compileRoomGlossaries(lists, room.languages, glossaryVersion(inUse?.revision ?? 0, room.generation));
+/**
+ * What a room applies, compiled for its pair, versioned by the revision read and the room's generation.
+ * `compiledOnce` (key: the pair and the glossaries' ids) lets rooms with the same list share the work.
+ */
+function compiled(
+  inUse: GlossariesInUse | undefined,
+  languages: [string, string],
+  generation: number,
+  compiledOnce = new Map<string, RoomGlossaries>(),
+): RoomGlossaries {
+  const lists = inUse?.glossaries ?? [];
+  const version = glossaryVersion(inUse?.revision ?? 0, generation);
+  const key = `${languages.join('>')}:${lists.map((glossary) => glossary.id).join(',')}`;
+  let shared = compiledOnce.get(key);
+  if (!shared) {
+    shared = compileRoomGlossaries(
+      lists.map((glossary) => glossary.entries),
+      languages,
+      version,
+    );
+    compiledOnce.set(key, shared);
   }
+  return { ...shared, version };
 }
