@@ -90,8 +90,7 @@ def step(decoder, data, consumed, in_utterance, last_partial, last_partial_at, p
         emit({"type": "start", "at": round(consumed / RATE, 3)})
     elif speaking and consumed - last_partial_at >= partial_every * RATE:
         last_partial_at = consumed
-        hyp = decoder.hyp()
-        text = hyp.hypstr.strip() if hyp else ""
+        text = hypothesis_text(decoder)
         # Also when unchanged: a hypothesis that stays the same while the audio goes on is what makes
         # its words stable and shows a pause after them (simultaneous translation commits on that).
         if text:
@@ -100,12 +99,17 @@ def step(decoder, data, consumed, in_utterance, last_partial, last_partial_at, p
     elif not speaking and in_utterance:
         # The final pass over a long utterance takes most of a second: what was decoded so far goes out
         # first, so a simultaneous translation can speak its last words meanwhile.
-        hyp = decoder.hyp()
-        emit({"type": "end", "text": hyp.hypstr.strip() if hyp else "", "at": round(consumed / RATE, 3), "words": words_of(decoder)})
+        emit({"type": "end", "text": hypothesis_text(decoder), "at": round(consumed / RATE, 3), "words": words_of(decoder)})
         finish(decoder)
         in_utterance = False
         decoder.start_utt()
     return in_utterance, last_partial, last_partial_at
+
+
+def hypothesis_text(decoder):
+    """The best hypothesis so far (or the utterance's, after end_utt), "" when there is none."""
+    hyp = decoder.hyp()
+    return hyp.hypstr.strip() if hyp else ""
 
 
 def words_of(decoder):
@@ -125,8 +129,7 @@ def words_of(decoder):
 
 def finish(decoder, emit_empty=True):
     decoder.end_utt()
-    hyp = decoder.hyp()
-    text = hyp.hypstr.strip() if hyp else ""
+    text = hypothesis_text(decoder)
     words = words_of(decoder)
     if text or emit_empty:
         emit({

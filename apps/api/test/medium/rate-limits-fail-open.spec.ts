@@ -4,8 +4,6 @@ import { RateLimitsService } from '../../src/common/rate-limiting/rate-limits.se
 import { loadConfig } from '../../src/config/app-config';
 import { freePort } from '../support/free-port';
 
-/** A free loopback port, for a redis-server of this test's own (the shared one is never stopped). */
-
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',

@@ -10,8 +10,8 @@ function ephemeralStart(): number {
   }
 }
 
-const PICK_FROM = Math.max(1_025, ephemeralStart() - 12_000);
 const PICK_TO = ephemeralStart();
+const PICK_FROM = Math.max(1_025, PICK_TO - 12_000);
 
 function canListen(port: number): Promise<boolean> {
   const server = net.createServer();
