@@ -76,6 +76,43 @@ describe('LiveKit webhooks', () => {
     expect(await count()).toBe(before);
   });
 
+  it('refuses a signed body that is not a storable event with 400 and stores nothing', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    const joined = serializeEvent(events.participantJoined(room.livekitName, 'ann'));
+    const bodies = [
+      'not json',
+      '[1, 2]',
+      JSON.stringify({ id: 'EV_no_type', room: { name: room.livekitName } }),
+      joined.replace('"ann"', '"an\\u0000n"'),
+      joined.replace('"ann"', '"an\\ud800n"'),
+      `{"event":"participant_joined","deep":${'['.repeat(150)}${']'.repeat(150)}}`,
+    ];
+    const count = async () => ((await h.t.db.query(`SELECT count(*)::int AS n FROM inbound_events`)) as { n: number }[])[0].n;
+    const before = await count();
+    for (const body of bodies) {
+      const res = await h.t
+        .http()
+        .post('/v1/webhooks/livekit')
+        .set({ 'Content-Type': 'application/webhook+json', Authorization: signWebhook(body, h.livekit.apiKey, h.livekit.apiSecret) })
+        .send(body);
+      expect({ body, status: res.status }).toEqual({ body, status: 400 });
+      expect(res.body).toEqual({ detail: expect.stringContaining('not a LiveKit webhook event') });
+    }
+    expect(await count()).toBe(before);
+    // The same event, storable, goes through and is stored as it came.
+    const res = await h.t
+      .http()
+      .post('/v1/webhooks/livekit')
+      .set({ 'Content-Type': 'application/webhook+json', Authorization: signWebhook(joined, h.livekit.apiKey, h.livekit.apiSecret) })
+      .send(joined);
+    expect(res.status).toBe(200);
+    const stored = (await h.t.db.query(`SELECT payload FROM inbound_events WHERE subject = $1`, [room.livekitName])) as {
+      payload: unknown;
+    }[];
+    expect(stored.map((row) => row.payload)).toEqual([JSON.parse(joined)]);
+  });
+
   it('applies duplicated, reordered and concurrent deliveries exactly once', async () => {
     const org = await createOrganization(h.t);
     const room = await roomWithTwoSpeakers(org);

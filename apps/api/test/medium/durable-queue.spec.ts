@@ -112,9 +112,27 @@ describe('the durable queue', () => {
     };
     await database.transaction((tx) => outbox.write(tx, [presence]));
     await inboundRepository.insert([
-      { provider: 'livekit', eventId: 'EV_a', eventType: 'room_started', subject: 'lk-1', payload: { room: { name: 'lk-1' } } },
-      { provider: 'livekit', eventId: 'EV_b', eventType: 'room_finished', subject: 'lk-1', payload: { room: { name: 'lk-1' } } },
-      { provider: 'stripe', eventId: 'evt_a', eventType: 'checkout.session.completed', subject: null, payload: { id: 'evt_a' } },
+      {
+        provider: 'livekit',
+        eventId: 'EV_a',
+        eventType: 'room_started',
+        subject: 'lk-1',
+        payloadJson: JSON.stringify({ room: { name: 'lk-1' } }),
+      },
+      {
+        provider: 'livekit',
+        eventId: 'EV_b',
+        eventType: 'room_finished',
+        subject: 'lk-1',
+        payloadJson: JSON.stringify({ room: { name: 'lk-1' } }),
+      },
+      {
+        provider: 'stripe',
+        eventId: 'evt_a',
+        eventType: 'checkout.session.completed',
+        subject: null,
+        payloadJson: JSON.stringify({ id: 'evt_a' }),
+      },
     ]);
     // Stored a minute ago: a fresh one may still be on its way to the queue from the request that stored it.
     await db.query(`UPDATE inbound_events SET received_at = now() - interval '1 minute'`);

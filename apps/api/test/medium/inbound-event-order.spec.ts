@@ -18,7 +18,13 @@ describe('stored webhook events', () => {
     );
     await t.db.query(`ANALYZE inbound_events`);
     const inbound = t.app.get(InboundEventsService);
-    const event = (id: string) => ({ provider: 'livekit' as const, eventId: id, eventType: 'test', subject: 'room-x', payload: { id } });
+    const event = (id: string) => ({
+      provider: 'livekit' as const,
+      eventId: id,
+      eventType: 'test',
+      subject: 'room-x',
+      payloadJson: JSON.stringify({ id }),
+    });
     // The first two deliveries are stored alone; the next ones arrive while they are and share an
     // insert, in this order, stamped within a millisecond or two. Their ids sort the other way round,
     // as LiveKit's random ids can.

@@ -27,14 +27,14 @@ describe('InboundEventsRepository', () => {
     eventId: id,
     eventType: 'participant_joined',
     subject: room,
-    payload: { id, event: 'participant_joined', room: { name: room } },
+    payloadJson: JSON.stringify({ id, event: 'participant_joined', room: { name: room } }),
   });
   const stripe = (id: string): ReceivedEvent => ({
     provider: 'stripe',
     eventId: id,
     eventType: 'checkout.session.completed',
     subject: null,
-    payload: { id, type: 'checkout.session.completed' },
+    payloadJson: JSON.stringify({ id, type: 'checkout.session.completed' }),
   });
   /** As if they had been stored that long ago. */
   const age = (ids: string[], seconds: number) =>
@@ -51,11 +51,30 @@ describe('InboundEventsRepository', () => {
   it('hands over the payloads of unprocessed events once, in the order stored, whatever order they are asked in', async () => {
     await events.insert([livekit('EV_zz'), livekit('EV_mm'), livekit('EV_aa')]);
     const first = await database.transaction((tx) => events.markProcessed('livekit', ['EV_aa', 'EV_zz', 'EV_mm', 'EV_unknown'], tx));
-    expect(first).toEqual([livekit('EV_zz').payload, livekit('EV_mm').payload, livekit('EV_aa').payload]);
+    expect(first).toEqual([...['EV_zz', 'EV_mm', 'EV_aa'].map((id) => JSON.parse(livekit(id).payloadJson))]);
     expect(await database.transaction((tx) => events.markProcessed('livekit', ['EV_aa'], tx))).toEqual([]);
     // Only the provider asked for.
     await events.insert([stripe('EV_zz')]);
-    expect(await database.transaction((tx) => events.markProcessed('stripe', ['EV_zz'], tx))).toEqual([stripe('EV_zz').payload]);
+    expect(await database.transaction((tx) => events.markProcessed('stripe', ['EV_zz'], tx))).toEqual([
+      JSON.parse(stripe('EV_zz').payloadJson),
+    ]);
+  });
+
+  it('hands over with an event the unapplied events of its subject stored before it, and no other', async () => {
+    await events.insert([
+      livekit('EV_a1', 'room-a'),
+      livekit('EV_b1', 'room-b'),
+      livekit('EV_a2', 'room-a'),
+      livekit('EV_a3', 'room-a'),
+      livekit('EV_b2', 'room-b'),
+    ]);
+    const ids = (payloads: unknown[]) => payloads.map((payload) => (payload as { id: string }).id);
+    expect(ids(await database.transaction((tx) => events.markProcessed('livekit', ['EV_a2'], tx)))).toEqual(['EV_a1', 'EV_a2']);
+    expect(ids(await database.transaction((tx) => events.markProcessed('livekit', ['EV_b2', 'EV_a3'], tx)))).toEqual([
+      'EV_b1',
+      'EV_a3',
+      'EV_b2',
+    ]);
   });
 
   it('unmarks the events when applying them fails, and lets only one of two concurrent appliers have them', async () => {

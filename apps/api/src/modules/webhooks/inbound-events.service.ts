@@ -6,6 +6,7 @@ import { DurableQueueService, type DurableJob, type DurableSource } from '../../
 import { MetricsRegistry } from '../../common/metrics/metrics.registry';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
+import { isStorableText, withinJsonLimits } from '../../common/json/json-shape';
 import { InboundEventsRepository, type Provider, type ReceivedEvent, type UnprocessedEvent } from './inbound-events.repository';
 
 export type { Provider, ReceivedEvent } from './inbound-events.repository';
@@ -17,6 +18,17 @@ const REQUEUE_AFTER_MS = 15_000;
 /** Events the sweep enqueues at most at once. */
 const REQUEUE_BATCH = 1000;
 const JOB_OPTIONS = { attempts: 10, backoff: { type: 'exponential', delay: 500 } } as const;
+
+/** How deeply a stored payload may nest (the providers' events are a few levels deep). */
+export const MAX_PAYLOAD_DEPTH = 100;
+
+/**
+ * Whether a parsed payload can be stored as it came: PostgreSQL's jsonb holds neither U+0000 nor a
+ * lone UTF-16 surrogate, in keys or values, and nothing deeper than MAX_PAYLOAD_DEPTH is taken.
+ */
+export function isStorablePayload(payload: unknown): boolean {
+  return withinJsonLimits(payload, MAX_PAYLOAD_DEPTH, isStorableText);
+}
 
 /**
  * Inbound webhook events: stored by their id before we answer 2xx, then applied from a queue.

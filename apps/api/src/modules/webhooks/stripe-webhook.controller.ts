@@ -4,16 +4,13 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Public } from '../../common/auth/public.decorator';
 import { ApiError } from '../../common/errors/api-error';
-import { asJsonObject, isStorableText, withinJsonLimits } from '../../common/json/json-shape';
+import { asJsonObject } from '../../common/json/json-shape';
 import { StripeGateway } from '../billing/stripe.gateway';
-import { InboundEventsService } from './inbound-events.service';
+import { InboundEventsService, isStorablePayload, MAX_PAYLOAD_DEPTH } from './inbound-events.service';
 import { RateLimitsService } from '../../common/rate-limiting/rate-limits.service';
 
 /** Stripe's ids are at most 255 characters; a longer one could not be a key of the stored events. */
 const MAX_EVENT_ID_LENGTH = 255;
-// PostgreSQL's text and jsonb hold neither U+0000 nor a lone UTF-16 surrogate, in keys or values;
-// and serializing the payload recurses, so its depth is bounded (Stripe's events are a few levels deep).
-const MAX_DEPTH = 100;
 
 /** Stripe webhooks: signature checked over the raw body, stored by event id, then applied from the queue. */
 @ApiExcludeController()
@@ -45,13 +42,13 @@ export class StripeWebhookController {
     if (typeof id !== 'string' || id.length === 0 || id.length > MAX_EVENT_ID_LENGTH || typeof type !== 'string') {
       throw new ApiError(400, `The payload is not a Stripe event: it needs an "id" (1 to ${MAX_EVENT_ID_LENGTH} characters) and a "type".`);
     }
-    if (!withinJsonLimits(event, MAX_DEPTH, isStorableText)) {
+    if (!isStorablePayload(event)) {
       throw new ApiError(
         400,
-        `The Stripe event cannot be stored: it is nested deeper than ${MAX_DEPTH} levels or contains U+0000 or an unpaired surrogate.`,
+        `The Stripe event cannot be stored: it is nested deeper than ${MAX_PAYLOAD_DEPTH} levels or contains U+0000 or an unpaired surrogate.`,
       );
     }
-    await this.events.store({ provider: 'stripe', eventId: id, eventType: type, subject: null, payload: event });
+    await this.events.store({ provider: 'stripe', eventId: id, eventType: type, subject: null, payloadJson: JSON.stringify(event) });
     return { received: true };
   }
 }
