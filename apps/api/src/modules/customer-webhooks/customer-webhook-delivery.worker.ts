@@ -48,7 +48,7 @@ export class CustomerWebhookDeliveryWorker implements OnModuleInit {
   /** The endpoints whose job runs in this process; a second job for one of them only asks it to look again. */
   private readonly running = new Map<string, { lookAgain: boolean }>();
   /** Outcomes of attempts that come back at the same time are recorded with one statement. */
-  private readonly recorder = new Coalescer<Attempt>((attempts) => this.record(attempts), { maxBatch: 100, parallel: 2 });
+  private readonly recorder = new Coalescer<Attempt>((attempts) => this.record(attempts), { maxBatch: 100, parallel: 1 });
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
