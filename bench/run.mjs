@@ -31,6 +31,7 @@ import pg from 'pg';
 import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, deleteRedisKeys, ensurePostgres, ensureRedis } from '../scripts/services.mjs';
 import { formatAttackRow, measureAttack } from './attack.mjs';
 import { formatProfileSummary, summarizeProfile } from './profile-summary.mjs';
+import { SERVER_NODE_FLAGS } from '../scripts/server-node-flags.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = path.join(ROOT, 'dist/apps/api/apps/api/src');
@@ -584,16 +585,22 @@ async function main() {
     await run(process.execPath, [path.join(DIST, 'cli/main.js'), 'credit:grant', '--org', organizationId, '--cents', '100000000'], env);
 
     const apiPort = await freePort();
-    // Deployed as in `npm run dev`: the API answers requests, a worker process applies queued events.
+    // Deployed as in `npm run dev`: the API answers requests, a worker process applies queued events,
+    // both with the V8 flags they are deployed with (the compared build's API too).
     const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const profileDir = profiling ? path.join(ROOT, '.data/bench-profiles', String(stamp)) : null;
     if (profileDir) mkdirSync(profileDir, { recursive: true });
     const api = startChild(
       'API',
-      [...(profileDir ? ['-r', path.join(ROOT, 'bench/cpu-profile-preload.cjs')] : []), ...nodeArgs, path.join(DIST, 'main.js')],
+      [
+        ...(profileDir ? ['-r', path.join(ROOT, 'bench/cpu-profile-preload.cjs')] : []),
+        ...SERVER_NODE_FLAGS,
+        ...nodeArgs,
+        path.join(DIST, 'main.js'),
+      ],
       { ...env, PORT: String(apiPort), RUN_QUEUE_WORKERS: 'false', ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}) },
     );
-    const worker = startChild('worker', [...nodeArgs, path.join(DIST, 'worker.js')], env);
+    const worker = startChild('worker', [...SERVER_NODE_FLAGS, ...nodeArgs, path.join(DIST, 'worker.js')], env);
     const baselinePort = await freePort();
     const baseline = startChild('baseline', [path.join(ROOT, 'bench/baseline-server.mjs')], {
       ...env,
@@ -612,6 +619,7 @@ async function main() {
         `API ${comparedBuild.ref}`,
         [
           ...(profileDir ? ['-r', path.join(ROOT, 'bench/cpu-profile-preload.cjs')] : []),
+          ...SERVER_NODE_FLAGS,
           ...nodeArgs,
           path.join(comparedBuild.dist, 'main.js'),
         ],

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from './server-node-flags.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = path.join(ROOT, '.data');
@@ -34,6 +35,8 @@ const fail = async (message) => {
   await supervisor.stopAll(1);
 };
 const node = (script, args = []) => [process.execPath, [path.join(ROOT, script), ...args]];
+/** The API and the queue workers, with the flags they are deployed with. */
+const server = (script) => [process.execPath, [...SERVER_NODE_FLAGS, path.join(ROOT, script)]];
 
 async function ensurePostgres(databaseUrl) {
   if (await postgresAnswers(databaseUrl)) return;
@@ -103,11 +106,11 @@ try {
   const rooms = await ensureLivekit({ config, apiPort: config.port, supervisor, say, dataDir: DATA, root: ROOT });
 
   // The API answers requests; the worker process applies queued webhook and translator events.
-  const api = supervisor.start('API', ...node('dist/apps/api/apps/api/src/main.js'), {
+  const api = supervisor.start('API', ...server('dist/apps/api/apps/api/src/main.js'), {
     cwd: ROOT,
     env: { ...process.env, RUN_QUEUE_WORKERS: 'false' },
   });
-  const worker = supervisor.start('Queue workers', ...node('dist/apps/api/apps/api/src/worker.js'), {
+  const worker = supervisor.start('Queue workers', ...server('dist/apps/api/apps/api/src/worker.js'), {
     cwd: ROOT,
     readyLine: /^Queue workers running$/,
   });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -45,6 +46,18 @@ describe('docker-compose.yml and Dockerfile', () => {
     expect(images.filter((image) => !/:v?\d+\.\d+(\.\d+)?(-[\w.-]+)?$/.test(image))).toEqual([]);
   });
 
+  it('start the API and the queue workers with the V8 flags `npm run dev` and the bench use', () => {
+    const read =
+      "const { SERVER_NODE_FLAGS } = await import('./scripts/server-node-flags.mjs'); process.stdout.write(JSON.stringify(SERVER_NODE_FLAGS));";
+    const flags = (
+      JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', read], { cwd: ROOT, encoding: 'utf8' })) as string[]
+    ).join(' ');
+    expect(flags).toMatch(/^--max-semi-space-size=\d+/);
+    expect(scripts['start:api']).toBe(`node ${flags} dist/apps/api/apps/api/src/main.js`);
+    expect(scripts['start:worker']).toBe(`node ${flags} dist/apps/api/apps/api/src/worker.js`);
+    expect(stages().run).toContain(`ENV NODE_OPTIONS=${flags}`);
+  });
+
   it('build with dev dependencies and run with production ones, as a non-root user', () => {
     const { build, run } = stages();
     const install = build.find((line) => /^RUN npm ci\b/.test(line))!;
@@ -64,7 +77,8 @@ describe('docker-compose.yml and Dockerfile', () => {
       { context: '.', target: 'run' },
       { context: '.', target: 'run' },
     ]);
-    const entry = (script: string) => scripts[script].replace(/^node /, '');
+    // The image gives the API its V8 flags through NODE_OPTIONS (checked above).
+    const entry = (script: string) => scripts[script].replace(/^node (--\S+ )*/, '');
     expect(api.command!.join(' ')).toContain(entry('migrate'));
     expect(api.command!.join(' ')).toContain(entry('start:api'));
     expect(agent.command).toEqual(['node', entry('start:agent')]);
