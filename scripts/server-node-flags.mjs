@@ -5,8 +5,9 @@
  *
  * A young generation of up to 32 MB semi-spaces instead of V8's 16 MB: a LiveKit webhook or a
  * customer-webhook delivery leaves short-lived garbage behind (bodies, parsed events, rows), and
- * with twice the room the processes scavenge half as often and promote less of it. It is a ceiling,
- * not an allocation: an idle process stays small. Customer webhook latency at 1,000 events/s, p99:
- * 833–1,074 ms against 1,071–1,194 ms in one alternating sitting (docs/performance.md, issue 28).
+ * with twice the room the processes scavenge less often. It is a ceiling, not an allocation: an idle
+ * process stays small. Customer webhook latency at 1,000 events/s, p99 875–1,123 ms against
+ * 1,071–1,194 ms without it, p50 491–762 against 700–896, in one alternating sitting
+ * (docs/performance.md, issue 28).
  */
 export const SERVER_NODE_FLAGS = ['--max-semi-space-size=32'];
