@@ -23,6 +23,16 @@ describe('LiveKit webhooks', () => {
       kind: string | null;
     }[];
 
+  const storedEvents = async () => ((await h.t.db.query(`SELECT count(*)::int AS n FROM inbound_events`)) as { n: number }[])[0].n;
+  /** POSTs a body as LiveKit does, with these headers (none: unsigned). */
+  const postWebhook = (body: string, headers: Record<string, string>) =>
+    h.t
+      .http()
+      .post('/v1/webhooks/livekit')
+      .set({ 'Content-Type': 'application/webhook+json', ...headers })
+      .send(body);
+  const signed = (body: string) => ({ Authorization: signWebhook(body, h.livekit.apiKey, h.livekit.apiSecret) });
+
   async function translatorJobs(roomId: string) {
     const queue = h.t.app.get(QueueRegistry).queue(QUEUES.translatorPresence);
     const jobs = await queue.getJobs(['waiting', 'delayed', 'active', 'completed', 'failed', 'paused', 'prioritized']);
@@ -52,20 +62,15 @@ describe('LiveKit webhooks', () => {
     const org = await createOrganization(h.t);
     const room = await createRoom(h, org);
     const body = serializeEvent(events.participantJoined(room.livekitName, 'ann'));
-    const attempts = [
+    const attempts: Record<string, string>[] = [
       {},
       { Authorization: signWebhook(body, h.livekit.apiKey, 'not-the-secret') },
       { Authorization: signWebhook(body.replace('ann', 'eve'), h.livekit.apiKey, h.livekit.apiSecret) },
       { Authorization: 'garbage' },
     ];
-    const count = async () => ((await h.t.db.query(`SELECT count(*)::int AS n FROM inbound_events`)) as { n: number }[])[0].n;
-    const before = await count();
+    const before = await storedEvents();
     for (const headers of attempts) {
-      const res = await h.t
-        .http()
-        .post('/v1/webhooks/livekit')
-        .set({ 'Content-Type': 'application/webhook+json', ...headers })
-        .send(body);
+      const res = await postWebhook(body, headers);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ detail: expect.any(String) });
     }
@@ -73,7 +78,7 @@ describe('LiveKit webhooks', () => {
       `%${room.livekitName}%`,
     ])) as unknown[];
     expect(stored).toHaveLength(0);
-    expect(await count()).toBe(before);
+    expect(await storedEvents()).toBe(before);
   });
 
   it('refuses a signed body that is not a storable event with 400 and stores nothing', async () => {
@@ -88,25 +93,15 @@ describe('LiveKit webhooks', () => {
       joined.replace('"ann"', '"an\\ud800n"'),
       `{"event":"participant_joined","deep":${'['.repeat(150)}${']'.repeat(150)}}`,
     ];
-    const count = async () => ((await h.t.db.query(`SELECT count(*)::int AS n FROM inbound_events`)) as { n: number }[])[0].n;
-    const before = await count();
+    const before = await storedEvents();
     for (const body of bodies) {
-      const res = await h.t
-        .http()
-        .post('/v1/webhooks/livekit')
-        .set({ 'Content-Type': 'application/webhook+json', Authorization: signWebhook(body, h.livekit.apiKey, h.livekit.apiSecret) })
-        .send(body);
+      const res = await postWebhook(body, signed(body));
       expect({ body, status: res.status }).toEqual({ body, status: 400 });
       expect(res.body).toEqual({ detail: expect.stringContaining('not a LiveKit webhook event') });
     }
-    expect(await count()).toBe(before);
+    expect(await storedEvents()).toBe(before);
     // The same event, storable, goes through and is stored as it came.
-    const res = await h.t
-      .http()
-      .post('/v1/webhooks/livekit')
-      .set({ 'Content-Type': 'application/webhook+json', Authorization: signWebhook(joined, h.livekit.apiKey, h.livekit.apiSecret) })
-      .send(joined);
-    expect(res.status).toBe(200);
+    expect((await postWebhook(joined, signed(joined))).status).toBe(200);
     const stored = (await h.t.db.query(`SELECT payload FROM inbound_events WHERE subject = $1`, [room.livekitName])) as {
       payload: unknown;
     }[];
