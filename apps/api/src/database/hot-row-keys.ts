@@ -10,11 +10,8 @@ export const LEDGER_CHARGES_KEY = '0.ledger.charges';
 /** The totals of every room the transaction charged, written by one statement (see HotRowWritesService.addToGroup). */
 export const ROOM_TOTALS_KEY = '0.room.totals';
 
-export const usageSlotKey = (organizationId: string, slotSeconds: number) =>
-  `1.usage.${organizationId}.${String(slotSeconds).padStart(12, '0')}`;
-
-/** Sorts after every slot key of the organization (`v` follows the digits). */
-export const usageVersionKey = (organizationId: string) => `1.usage.${organizationId}.version`;
+/** The organization's usage slots (rows by slot, in time order) and then its usage version, one statement. */
+export const usageKey = (organizationId: string) => `1.usage.${organizationId}`;
 
 export const balanceKey = (organizationId: string) => `2.balance.${organizationId}`;
 

@@ -36,13 +36,20 @@ describe('UsageRollupsRepository', () => {
   it("sums the writes to a slot, negative ones included, each organization's apart", async () => {
     const [org, other] = [await insertOrganization(db), await insertOrganization(db)];
     const slot = Date.parse('2025-03-01T10:15:00.000Z') / 1000;
-    await rollups.addToSlot(org.organizationId, slot, { minutes: 5, sessions: 1, participants: 2 });
+    await rollups.addToSlots(org.organizationId, [{ slotSeconds: slot, minutes: 5, sessions: 1, participants: 2 }], 1);
     await database.transaction(async (tx) => {
-      await rollups.addToSlot(org.organizationId, slot, { minutes: 7, sessions: 0, participants: 1 }, tx);
-      await rollups.addToSlot(org.organizationId, slot + 900, { minutes: 1, sessions: 1, participants: 1 }, tx);
+      await rollups.addToSlots(
+        org.organizationId,
+        [
+          { slotSeconds: slot, minutes: 7, sessions: 0, participants: 1 },
+          { slotSeconds: slot + 900, minutes: 1, sessions: 1, participants: 1 },
+        ],
+        2,
+        tx,
+      );
     });
-    await rollups.addToSlot(org.organizationId, slot, { minutes: -2, sessions: -1, participants: -1 });
-    await rollups.addToSlot(other.organizationId, slot, { minutes: 100, sessions: 10, participants: 10 });
+    await rollups.addToSlots(org.organizationId, [{ slotSeconds: slot, minutes: -2, sessions: -1, participants: -1 }], 1);
+    await rollups.addToSlots(other.organizationId, [{ slotSeconds: slot, minutes: 100, sessions: 10, participants: 10 }], 1);
     expect(await slots(org.organizationId)).toEqual([
       { slot: new Date('2025-03-01T10:15:00.000Z'), minutes: 10, sessions: 0, participants: 2 },
       { slot: new Date('2025-03-01T10:30:00.000Z'), minutes: 1, sessions: 1, participants: 1 },
@@ -50,13 +57,15 @@ describe('UsageRollupsRepository', () => {
     expect(await slots(other.organizationId)).toEqual([
       { slot: new Date('2025-03-01T10:15:00.000Z'), minutes: 100, sessions: 10, participants: 10 },
     ]);
+    expect([await version(org.organizationId), await version(other.organizationId)]).toEqual([4, 1]);
   });
 
-  it('moves the usage version by the writes, from nothing, for that organization only', async () => {
+  it('moves the usage version by the writes, from nothing, for that organization only, even when no slot changes', async () => {
     const [org, other] = [await insertOrganization(db), await insertOrganization(db)];
-    await rollups.bumpVersion(org.organizationId, 3);
-    await rollups.bumpVersion(org.organizationId, 1);
+    await rollups.addToSlots(org.organizationId, [], 3);
+    await rollups.addToSlots(org.organizationId, [], 1);
     expect(await version(org.organizationId)).toBe(4);
+    expect(await slots(org.organizationId)).toEqual([]);
     expect(await version(other.organizationId)).toBeUndefined();
   });
 
@@ -65,8 +74,7 @@ describe('UsageRollupsRepository', () => {
     const slot = Date.parse('2025-03-01T11:00:00.000Z') / 1000;
     await expect(
       database.transaction(async (tx) => {
-        await rollups.addToSlot(org.organizationId, slot, { minutes: 5, sessions: 1, participants: 1 }, tx);
-        await rollups.bumpVersion(org.organizationId, 1, tx);
+        await rollups.addToSlots(org.organizationId, [{ slotSeconds: slot, minutes: 5, sessions: 1, participants: 1 }], 1, tx);
         throw new Error('the batch failed');
       }),
     ).rejects.toThrow('the batch failed');

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HotRowWritesService } from '../../database/hot-row-writes.service';
-import { ROOM_TOTALS_KEY, usageSlotKey, usageVersionKey } from '../../database/hot-row-keys';
+import { ROOM_TOTALS_KEY, usageKey } from '../../database/hot-row-keys';
 import type { Sql } from '../../database/sql';
 import { UsageRollupsRepository, type SlotDelta } from './usage-rollups.repository';
 
@@ -48,17 +48,26 @@ export class UsageRollupService {
     if (room.startedAt) await this.add(tx, room.organizationId, room.startedAt, { ...delta, sessions: 0 });
   }
 
-  /** Adds to the slot holding `at`; slots are summed per row and written last (see HotRowWritesService). */
+  /**
+   * Adds to the slot holding `at`. The organization's slots are summed per slot and written last with
+   * its usage version, which moves by one per write (cached overviews key on it), by one statement
+   * (see HotRowWritesService.addToGroup).
+   */
   private async add(tx: Sql, organizationId: string, at: Date, delta: SlotDelta): Promise<void> {
     const slot = Math.floor(at.getTime() / SLOT_MS) * (SLOT_MS / 1000);
-    await this.hot.add(
+    await this.hot.addToGroup(
       tx,
-      usageSlotKey(organizationId, slot),
-      [delta.minutes, delta.sessions, delta.participants],
-      ([minutes, sessions, participants]) => this.rollups.addToSlot(organizationId, slot, { minutes, sessions, participants }, tx),
+      usageKey(organizationId),
+      String(slot).padStart(12, '0'),
+      [delta.minutes, delta.sessions, delta.participants, 1],
+      (rows) => {
+        const slots = rows
+          .map(({ row, delta: [minutes, sessions, participants] }) => ({ slotSeconds: Number(row), minutes, sessions, participants }))
+          .filter((s) => s.minutes !== 0 || s.sessions !== 0 || s.participants !== 0);
+        const writes = rows.reduce((sum, { delta }) => sum + delta[3], 0);
+        return this.rollups.addToSlots(organizationId, slots, writes, tx);
+      },
     );
-    // Moves with every write to the rollup, in the same transaction: cached overviews key on it.
-    await this.hot.add(tx, usageVersionKey(organizationId), [1], ([writes]) => this.rollups.bumpVersion(organizationId, writes, tx));
   }
 }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import { sql } from '../../database/typed-sql';
-import type { IAddToSlotQuery, IBumpVersionQuery, ICountedRoomsQuery } from './usage-rollups.repository.types';
+import type { IAddToSlotsQuery, ICountedRoomsQuery } from './usage-rollups.repository.types';
 
 /** What a room counts for in the slot of its start. */
 export interface CountedRoom {
@@ -28,12 +28,27 @@ const COUNTED_ROOMS = sql<ICountedRoomsQuery>`SELECT r.id, r.organization_id, r.
   FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[]) AS q(organization_id, id)
   JOIN rooms r ON r.id = q.id AND r.organization_id = q.organization_id`;
 
-const ADD_TO_SLOT = sql<IAddToSlotQuery>`INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants)
-  VALUES ($organizationId!, to_timestamp($slotSeconds!), $minutes!, $sessions!, $participants!)
-  ON CONFLICT (organization_id, slot) DO UPDATE SET minutes = usage_slots.minutes + EXCLUDED.minutes,
-    sessions = usage_slots.sessions + EXCLUDED.sessions, participants = usage_slots.participants + EXCLUDED.participants`;
+/** What a write adds to one slot: the slot's start (epoch seconds) and its delta. */
+export interface SlotWrite extends SlotDelta {
+  slotSeconds: number;
+}
 
-const BUMP_VERSION = sql<IBumpVersionQuery>`INSERT INTO usage_versions (organization_id, version) VALUES ($organizationId!, $writes!)
+/**
+ * The slots' deltas (each slot once), then the version: the version is read from what the slots
+ * wrote, so the rows are locked slots first, in the order given, then the version, as every
+ * transaction of the organization locks them.
+ */
+const ADD_TO_SLOTS = sql<IAddToSlotsQuery>`WITH added AS (
+    INSERT INTO usage_slots (organization_id, slot, minutes, sessions, participants)
+    SELECT $organizationId!, to_timestamp(s.slot), s.minutes, s.sessions, s.participants
+      FROM unnest($slotSeconds!::float8[], $minutes!::int[], $sessions!::int[], $participants!::int[])
+        WITH ORDINALITY AS s(slot, minutes, sessions, participants, n)
+     ORDER BY s.n
+    ON CONFLICT (organization_id, slot) DO UPDATE SET minutes = usage_slots.minutes + EXCLUDED.minutes,
+      sessions = usage_slots.sessions + EXCLUDED.sessions, participants = usage_slots.participants + EXCLUDED.participants
+    RETURNING 1)
+  INSERT INTO usage_versions (organization_id, version)
+  SELECT $organizationId!, $writes!::int FROM (SELECT count(*) FROM added) AS written
   ON CONFLICT (organization_id) DO UPDATE SET version = usage_versions.version + EXCLUDED.version`;
 
 /**
@@ -61,13 +76,18 @@ export class UsageRollupsRepository {
     }));
   }
 
-  /** Adds to the slot starting at `slotSeconds` (epoch seconds), creating it at zero first. */
-  async addToSlot(organizationId: string, slotSeconds: number, delta: SlotDelta, sql: Sql = this.database): Promise<void> {
-    await sql.rows(ADD_TO_SLOT, { organizationId, slotSeconds, ...delta });
-  }
-
-  /** Moves the organization's usage version by `writes`. */
-  async bumpVersion(organizationId: string, writes: number, sql: Sql = this.database): Promise<void> {
-    await sql.rows(BUMP_VERSION, { organizationId, writes });
+  /**
+   * Adds to the organization's slots (each created at zero first, each given once) and moves its usage
+   * version by `writes`, with one statement.
+   */
+  async addToSlots(organizationId: string, slots: SlotWrite[], writes: number, sql: Sql = this.database): Promise<void> {
+    await sql.rows(ADD_TO_SLOTS, {
+      organizationId,
+      slotSeconds: slots.map((s) => s.slotSeconds),
+      minutes: slots.map((s) => s.minutes),
+      sessions: slots.map((s) => s.sessions),
+      participants: slots.map((s) => s.participants),
+      writes,
+    });
   }
 }

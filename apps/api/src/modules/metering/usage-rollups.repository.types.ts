@@ -1,5 +1,5 @@
 /** Types generated for queries found in "apps/api/src/modules/metering/usage-rollups.repository.ts" */
-export type NumberOrString = number | string;
+export type numberArray = (number)[];
 
 export type stringArray = (string)[];
 
@@ -24,36 +24,22 @@ export interface ICountedRoomsQuery {
   result: ICountedRoomsResult;
 }
 
-/** 'AddToSlot' parameters type */
-export interface IAddToSlotParams {
-  minutes: NumberOrString;
+/** 'AddToSlots' parameters type */
+export interface IAddToSlotsParams {
+  minutes: numberArray;
   organizationId: string;
-  participants: number;
-  sessions: number;
-  slotSeconds: number;
+  participants: numberArray;
+  sessions: numberArray;
+  slotSeconds: numberArray;
+  writes: number;
 }
 
-/** 'AddToSlot' return type */
-export type IAddToSlotResult = void;
+/** 'AddToSlots' return type */
+export type IAddToSlotsResult = void;
 
-/** 'AddToSlot' query type */
-export interface IAddToSlotQuery {
-  params: IAddToSlotParams;
-  result: IAddToSlotResult;
-}
-
-/** 'BumpVersion' parameters type */
-export interface IBumpVersionParams {
-  organizationId: string;
-  writes: NumberOrString;
-}
-
-/** 'BumpVersion' return type */
-export type IBumpVersionResult = void;
-
-/** 'BumpVersion' query type */
-export interface IBumpVersionQuery {
-  params: IBumpVersionParams;
-  result: IBumpVersionResult;
+/** 'AddToSlots' query type */
+export interface IAddToSlotsQuery {
+  params: IAddToSlotsParams;
+  result: IAddToSlotsResult;
 }
 

@@ -32,11 +32,10 @@ import type {
   IParticipantsQuery,
   IParticipantsResult,
   IRoomPageQuery,
-  IRoomViewParticipantsQuery,
-  IRoomViewParticipantsResult,
   IRoomViewQuery,
   IRoomViewResult,
   IRoomViewsQuery,
+  IRoomViewsResult,
   ISetModeQuery,
   ISettlingDueQuery,
 } from './rooms.repository.types';
@@ -49,19 +48,25 @@ type RoomViewColumns = Narrowed<IRoomViewResult, { status: RoomStatus; streaming
 /** A connection as read (its kind narrowed), before its bigints become numbers. */
 type ParticipantColumns = Narrowed<IParticipantsResult, { participant_kind: ParticipantUsageRow['participant_kind'] }>;
 
-type RoomViewParticipantColumns = Narrowed<IRoomViewParticipantsResult, { participant_kind: ParticipantUsageRow['participant_kind'] }>;
+/** A room and one of its participants (or none) as read. */
+type RoomViewRowColumns = Narrowed<
+  IRoomViewsResult,
+  { status: RoomStatus; streaming_mode: StreamingMode | null; participant_kind: ParticipantUsageRow['participant_kind'] }
+>;
 
 // The room reads (ROOM_PAGE, ROOM_VIEW, ROOM_VIEWS) show the same columns, so list, detail and
 // customer-event views agree; so do the participant reads (PARTICIPANTS, ROOM_VIEW_PARTICIPANTS) and
 // the room rows the services lock (LIVE_ROOM, LOCK_BY_LIVEKIT_NAMES, LOCK_BY_ID).
 
+// One row per room and participant (a room without any: one row, its participant columns null).
 const ROOM_VIEWS = sql<IRoomViewsQuery>`SELECT r.id, r.name, r.sid, r.status, r.streaming_mode, r.started_at, r.ended_at,
-  r.total_connection_minutes, r.total_charged_cents, r.created_at, u.email AS created_by
+  r.total_connection_minutes, r.total_charged_cents, r.created_at, u.email AS created_by,
+  c.id AS "participant_id?", c.identity AS "participant_identity?", c.kind AS participant_kind, c.languages,
+  c.joined_at AS "participant_joined_at?", c.left_at, c.connection_minutes, c.charged_cents
   FROM rooms r JOIN users u ON u.id = r.created_by_user_id
-  WHERE (r.id, r.organization_id) IN (SELECT * FROM unnest($roomIds!::uuid[], $organizationIds!::uuid[]))`;
-const ROOM_VIEW_PARTICIPANTS = sql<IRoomViewParticipantsQuery>`SELECT c.room_id, c.id, c.identity AS participant_identity, c.kind AS participant_kind,
-  c.languages, c.joined_at, c.left_at, c.connection_minutes, c.charged_cents FROM connections c
-  WHERE (c.room_id, c.organization_id) IN (SELECT * FROM unnest($roomIds!::uuid[], $organizationIds!::uuid[])) ORDER BY c.joined_at, c.id`;
+  LEFT JOIN connections c ON c.room_id = r.id AND c.organization_id = r.organization_id
+  WHERE (r.id, r.organization_id) IN (SELECT * FROM unnest($roomIds!::uuid[], $organizationIds!::uuid[]))
+  ORDER BY r.id, c.joined_at, c.id`;
 
 // Not scoped to an organization: the readiness sweep closes the transcripts of every organization's ended rooms.
 const CLOSE_TRANSCRIPT = sql<ICloseTranscriptQuery>`UPDATE rooms SET transcript_closed_at = now()
@@ -260,17 +265,27 @@ export class RoomsRepository {
   async views(rooms: { roomId: string; organizationId: string }[], sql: Sql = this.database): Promise<Map<string, RoomBody>> {
     if (rooms.length === 0) return new Map();
     const keys = { roomIds: rooms.map((room) => room.roomId), organizationIds: rooms.map((room) => room.organizationId) };
-    const found = await sql.rows<IRoomViewsQuery, RoomViewColumns>(ROOM_VIEWS, keys);
-    const participants = await sql.rows<IRoomViewParticipantsQuery, RoomViewParticipantColumns>(ROOM_VIEW_PARTICIPANTS, keys);
-    return new Map(
-      found.map((room) => [
-        room.id,
-        {
-          ...roomView(room),
-          participants: participants.filter((p) => p.room_id === room.id).map(({ room_id: _roomId, ...rest }) => participantUsage(rest)),
-        },
-      ]),
-    );
+    const views = new Map<string, RoomBody>();
+    for (const row of await sql.rows<IRoomViewsQuery, RoomViewRowColumns>(ROOM_VIEWS, keys)) {
+      const {
+        participant_id: id,
+        participant_identity,
+        participant_kind,
+        languages,
+        participant_joined_at: joined_at,
+        left_at,
+        connection_minutes,
+        charged_cents,
+        ...room
+      } = row;
+      let view = views.get(room.id);
+      if (!view) views.set(room.id, (view = { ...roomView(room), participants: [] }));
+      if (id === null || participant_identity === null || joined_at === null) continue;
+      view.participants.push(
+        participantUsage({ id, participant_identity, participant_kind, languages, joined_at, left_at, connection_minutes, charged_cents }),
+      );
+    }
+    return views;
   }
 
   /** Adds the minutes and cents of connections that ended to their rooms' totals, one statement for all. */

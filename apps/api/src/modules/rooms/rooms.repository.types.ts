@@ -21,11 +21,19 @@ export interface IRoomViewsParams {
 
 /** 'RoomViews' return type */
 export interface IRoomViewsResult {
+  charged_cents: string | null;
+  connection_minutes: number | null;
   created_at: Date;
   created_by: string;
   ended_at: Date | null;
   id: string;
+  languages: stringArray | null;
+  left_at: Date | null;
   name: string;
+  participant_id: string | null;
+  participant_identity: string | null;
+  participant_joined_at: Date | null;
+  participant_kind: string | null;
   sid: string | null;
   started_at: Date | null;
   status: string;
@@ -38,31 +46,6 @@ export interface IRoomViewsResult {
 export interface IRoomViewsQuery {
   params: IRoomViewsParams;
   result: IRoomViewsResult;
-}
-
-/** 'RoomViewParticipants' parameters type */
-export interface IRoomViewParticipantsParams {
-  organizationIds: stringArray;
-  roomIds: stringArray;
-}
-
-/** 'RoomViewParticipants' return type */
-export interface IRoomViewParticipantsResult {
-  charged_cents: string | null;
-  connection_minutes: number | null;
-  id: string;
-  joined_at: Date;
-  languages: stringArray | null;
-  left_at: Date | null;
-  participant_identity: string;
-  participant_kind: string | null;
-  room_id: string;
-}
-
-/** 'RoomViewParticipants' query type */
-export interface IRoomViewParticipantsQuery {
-  params: IRoomViewParticipantsParams;
-  result: IRoomViewParticipantsResult;
 }
 
 /** 'CloseTranscript' parameters type */
