@@ -257,11 +257,12 @@ describe('metering through a Redis outage and a killed worker, on real processes
   }
 
   /**
-   * Billed once, to the figures of the in-order run: the room's detail, the balance and history,
+   * Billed once, to the figures of the in-order run: the room's detail, the balance (`balanceAfter`:
+   * what it must be once every call of the test is billed) and history,
    * one `charge` line per connection (its corrections, if any, bring it to the connection's charge)
    * and one room.ended carrying the final room.
    */
-  async function expectBilledLikeInOrder(c: Call, inOrder: Figures, balanceBefore: number): Promise<void> {
+  async function expectBilledLikeInOrder(c: Call, inOrder: Figures, balanceAfter: number): Promise<void> {
     const got = await figures(c);
     const identityOf = (name: string) => name.replace(/^[^-]+-/, '');
     const comparable = (f: Figures) => ({
@@ -276,7 +277,7 @@ describe('metering through a Redis outage and a killed worker, on real processes
     });
     expect(got).toEqual(expected(c));
     expect(comparable(got)).toEqual(comparable(inOrder));
-    expect(await balance()).toBe(balanceBefore - inOrder.total_charged_cents);
+    expect(await balance()).toBe(balanceAfter);
 
     const history = await get('/v1/billing/history?limit=100');
     expect(history.status).toBe(200);
@@ -331,26 +332,28 @@ describe('metering through a Redis outage and a killed worker, on real processes
     });
   }
 
-  it('bills every connection to its leave, once, when the leaves arrive while Redis is down', async () => {
+  it('bills every connection to its leave, once, when the leaves of two calls arrive while Redis is down', async () => {
     const now = Math.floor(Date.now() / 1000);
     const inOrder = await inOrderRun('inorder', now - 1200);
 
-    const c = await newCall('outage', now - 600);
+    // Two calls at once: the leaves left unapplied belong to two rooms, applied together or apart.
+    const calls = [await newCall('outage', now - 600), await newCall('outagetwo', now - 600)];
     const before = await balance();
-    await deliverAll(c.people.map((p) => joinOf(c, p)));
+    await deliverAll(calls.flatMap((c) => c.people.map((p) => joinOf(c, p))));
     await waitFor('the joins applied', async () => (await unapplied()) === 0);
 
     await redis.kill();
     // Stored, so answered 2xx: the sender does not send them again.
-    await deliverAll(FAULT_LEAVE_ORDER.map((i) => leaveOf(c, c.people[i])));
-    expect(await unapplied()).toBe(FAULT_LEAVE_ORDER.length);
+    await deliverAll(FAULT_LEAVE_ORDER.flatMap((i) => calls.map((c) => leaveOf(c, c.people[i]))));
+    expect(await unapplied()).toBe(2 * FAULT_LEAVE_ORDER.length);
     await redis.start();
     await waitFor('/health/ready answers 200 again', async () => (await call('/health/ready')).status === 200);
-    await deliverAll([finishOf(c)]);
-    await settled(c);
+    const finished = await Promise.all(calls.map((c) => liveKit(finishOf(c))));
+    expect(finished).toEqual([200, 200]);
+    for (const c of calls) await settled(c);
 
-    await expectBilledLikeInOrder(c, inOrder, before);
-  }, 90_000);
+    for (const c of calls) await expectBilledLikeInOrder(c, inOrder, before - 2 * inOrder.total_charged_cents);
+  }, 120_000);
 
   it('bills every connection to its leave, once, when the worker is SIGKILLed while applying the leaves, before room_finished', async () => {
     // The API only stores and answers; the queue workers run in a process of their own, which is killed.
@@ -385,6 +388,6 @@ describe('metering through a Redis outage and a killed worker, on real processes
     await startWorker();
     await settled(c);
 
-    await expectBilledLikeInOrder(c, inOrder, before);
+    await expectBilledLikeInOrder(c, inOrder, before - inOrder.total_charged_cents);
   }, 90_000);
 });
