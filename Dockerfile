@@ -18,7 +18,8 @@ RUN npm run build
 FROM node:20.19.5-bookworm-slim AS run
 WORKDIR /app
 ENV NODE_ENV=production SCARF_ANALYTICS=false
-# The API's V8 flags (scripts/server-node-flags.mjs): a ceiling on the young generation, not an allocation.
+# The API's V8 flags (scripts/server-node-flags.mjs), for every node process of the image: a ceiling on
+# the young generation, not an allocation.
 ENV NODE_OPTIONS=--max-semi-space-size=32
 RUN npm install --global npm@11.19.1
 COPY package.json package-lock.json ./

@@ -1,4 +1,4 @@
-/** The parts of a LiveKit webhook event (proto JSON, as `WebhookEvent.toJson()` writes it) that metering reads. */
+/** The parts of a LiveKit webhook event (its proto JSON, stored as LiveKit sent it) that metering reads. */
 export interface LiveKitEventFacts {
   id: string;
   type: string;
