@@ -45,25 +45,32 @@ const INSERT = sql<IInsertQuery>`INSERT INTO inbound_events (provider, event_id,
  * The rows are locked in `seq` order (two batches sharing rows never deadlock); a concurrent
  * duplicate waits, then finds them processed.
  *
- * The earlier events are looked up subject by subject, through the index's subject and seq: joined
- * as one, the planner scanned every unapplied event once per subject (the backlog times the batch:
- * 38 ms and 100,000 buffers for a batch of 100 behind 1,000 unapplied events, docs/performance.md).
- * `OFFSET 0` keeps it from flattening the lateral subquery back into that join.
+ * Every step is a lookup whatever the planner estimates (its statistics lag a burst of new events,
+ * and a plan that scans the unapplied events grows with the backlog, docs/performance.md): the
+ * given events by their key, id by id; their earlier events subject by subject, through the index's
+ * subject and seq (joined as one, the planner scanned every unapplied event once per subject: 38 ms
+ * and 100,000 buffers for a batch of 100 behind 1,000 unapplied events); `OFFSET 0` keeps it from
+ * flattening a lateral subquery back into a join. The locked rows are updated by their physical
+ * address (`ctid`, which cannot change while this transaction holds their lock): joined back by id,
+ * the planner walked every unapplied event once per locked row (140 ms for a batch of 177 behind 772).
  */
 const MARK_PROCESSED = sql<IMarkProcessedQuery>`WITH given AS (
-    SELECT event_id, seq, subject FROM inbound_events WHERE provider = $provider! AND event_id = ANY($eventIds!) AND processed_at IS NULL),
+    SELECT i.event_id, i.seq, i.subject FROM unnest($eventIds!::text[]) AS g(event_id)
+      CROSS JOIN LATERAL (
+        SELECT event_id, seq, subject FROM inbound_events
+         WHERE provider = $provider! AND event_id = g.event_id AND processed_at IS NULL OFFSET 0) i),
   earlier AS (
     SELECT e.event_id, e.seq FROM (SELECT subject, max(seq) AS upto FROM given WHERE subject IS NOT NULL GROUP BY subject) g
       CROSS JOIN LATERAL (
         SELECT i.event_id, i.seq FROM inbound_events i
          WHERE i.provider = $provider! AND i.subject = g.subject AND i.seq < g.upto AND i.processed_at IS NULL OFFSET 0) e),
-  locked AS (
-    SELECT e.event_id FROM inbound_events e
+  locked AS MATERIALIZED (
+    SELECT e.ctid AS row_id FROM inbound_events e
      WHERE e.provider = $provider! AND e.event_id IN (SELECT event_id FROM given UNION SELECT event_id FROM earlier)
      ORDER BY e.seq FOR UPDATE),
   marked AS (
-    UPDATE inbound_events e SET processed_at = now() FROM locked
-     WHERE e.provider = $provider! AND e.event_id = locked.event_id AND e.processed_at IS NULL
+    UPDATE inbound_events e SET processed_at = now()
+     WHERE e.ctid = ANY(ARRAY(SELECT row_id FROM locked)) AND e.processed_at IS NULL
     RETURNING e.payload, e.seq)
   SELECT payload FROM marked ORDER BY seq`;
 /** Whether an event of these subjects is stored and not applied yet. */
