@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
-import { type Narrowed, sql, withNulls } from '../../database/typed-sql';
+import { type Narrowed, prepared, sql, withNulls } from '../../database/typed-sql';
 import type { CustomerEventType } from './event-types';
 import type {
   IClaimQuery,
@@ -120,6 +120,8 @@ const CLAIM = sql<IClaimQuery>`UPDATE webhook_deliveries d SET locked_until = no
                          WHERE p.endpoint_id = c.endpoint_id AND p.lane = c.lane AND p.status = 'pending' AND p.seq < c.seq OFFSET 0)
       ORDER BY c.seq LIMIT $count! FOR UPDATE OF c SKIP LOCKED)
   RETURNING d.id, d.attempts, d.max_attempts, ev.id AS event_id, ev.body, w.url, w.secret`;
+/** Run by every endpoint's window as it refills. */
+const CLAIM_PREPARED = prepared('webhook_deliveries_claim', CLAIM);
 
 // A delivery no longer pending (its endpoint was deleted meanwhile) is left as it is.
 const RECORD = sql<IRecordQuery>`UPDATE webhook_deliveries d SET status = o.status, attempts = o.attempts, last_status_code = o.code, last_error = o.error,
@@ -186,7 +188,7 @@ export class WebhookDeliveriesRepository {
    * most), oldest first, for `leaseSeconds`; none for a deleted endpoint.
    */
   async claim(endpointId: string, count: number, leaseSeconds: number, sql: Sql = this.database): Promise<ClaimedDelivery[]> {
-    const rows = await sql.rows(CLAIM, { endpointId, count, leaseSeconds });
+    const rows = await sql.rows(CLAIM_PREPARED, { endpointId, count, leaseSeconds });
     return rows.map((row) => ({
       id: row.id,
       attempts: row.attempts,

@@ -2,7 +2,7 @@ import type { ParticipantKind } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
-import { type Narrowed, sql, withNulls } from '../../database/typed-sql';
+import { type Narrowed, prepared, sql, withNulls } from '../../database/typed-sql';
 import type {
   IByParticipantQuery,
   IClosedAfterQuery,
@@ -138,6 +138,9 @@ const CONNECTED_LANGUAGES = sql<IConnectedLanguagesQuery>`SELECT r.id AS "room_i
   unnest(c.languages) AS l
   GROUP BY r.id`;
 
+/** Run by every batch of LiveKit events. */
+const CONNECTED_LANGUAGES_PREPARED = prepared('connections_connected_languages', CONNECTED_LANGUAGES);
+
 /** The parameters of CLOSE and MOVE_ENDS_EARLIER: one array per column of the ends. */
 const endColumns = (ends: ConnectionEnd[]): ICloseParams & IMoveEndsEarlierParams => ({
   ids: ends.map((e) => e.id),
@@ -260,7 +263,7 @@ export class ConnectionsRepository {
   /** By room: the languages its connected people (not the translator) hold, sorted; a room where none are held is left out. */
   async connectedLanguages(rooms: { organizationId: string; id: string }[], sql: Sql = this.database): Promise<Map<string, string[]>> {
     if (rooms.length === 0) return new Map();
-    const rows = await sql.rows(CONNECTED_LANGUAGES, {
+    const rows = await sql.rows(CONNECTED_LANGUAGES_PREPARED, {
       organizationIds: rooms.map((room) => room.organizationId),
       roomIds: rooms.map((room) => room.id),
     });

@@ -79,6 +79,9 @@ const RELEASE_RESERVATIONS = sql<IReleaseReservationsQuery>`UPDATE room_tokens t
   JOIN rooms r ON r.id = j.room_id AND r.organization_id = j.organization_id
   WHERE t.room_id = j.room_id AND t.identity = j.identity RETURNING t.room_id, t.identity, t.kind, t.languages`;
 
+/** Run by every batch of joins. */
+const RELEASE_RESERVATIONS_PREPARED = prepared('room_tokens_release_reservations', RELEASE_RESERVATIONS);
+
 /**
  * `room_tokens`: the join tokens issued for a room, each reserving its languages until its
  * participant connects (then the connection holds them), and the languages a room holds counting
@@ -184,7 +187,7 @@ export class RoomTokensRepository {
     sql: Sql = this.database,
   ): Promise<ConnectedToken[]> {
     if (participants.length === 0) return [];
-    const rows = await sql.rows<IReleaseReservationsQuery, ReleasedTokenRow>(RELEASE_RESERVATIONS, {
+    const rows = await sql.rows<IReleaseReservationsQuery, ReleasedTokenRow>(RELEASE_RESERVATIONS_PREPARED, {
       organizationIds: participants.map((p) => p.organizationId),
       roomIds: participants.map((p) => p.roomId),
       identities: participants.map((p) => p.identity),

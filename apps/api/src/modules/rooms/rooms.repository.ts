@@ -4,7 +4,7 @@ import type { RoomStatus, StreamingMode } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
-import { type Narrowed, sql } from '../../database/typed-sql';
+import { type Narrowed, prepared, sql } from '../../database/typed-sql';
 import {
   type ClosedTranscriptRoom,
   type ParticipantUsageRow,
@@ -218,7 +218,7 @@ export class RoomsRepository {
    * is scoped to the organization it carries.
    */
   async lockByLiveKitNames(livekitNames: string[], sql: Sql = this.database): Promise<RoomRow[]> {
-    return sql.rows<ILockByLivekitNamesQuery, RoomRow>(LOCK_BY_LIVEKIT_NAMES, { livekitNames });
+    return sql.rows<ILockByLivekitNamesQuery, RoomRow>(LOCK_BY_LIVEKIT_NAMES_PREPARED, { livekitNames });
   }
 
   /** Locks the organization's room for a change of its lifecycle; null when it has no such room. */
@@ -323,6 +323,8 @@ export class RoomsRepository {
 const LOCK_BY_LIVEKIT_NAMES = sql<ILockByLivekitNamesQuery>`SELECT id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode,
   translator_present, translator_generation
   FROM rooms WHERE livekit_name = ANY($livekitNames!) ORDER BY id FOR NO KEY UPDATE`;
+/** Run by every batch of LiveKit events. */
+const LOCK_BY_LIVEKIT_NAMES_PREPARED = prepared('rooms_lock_by_livekit_names', LOCK_BY_LIVEKIT_NAMES);
 
 const LOCK_BY_ID = sql<ILockByIdQuery>`SELECT id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode,
   translator_present, translator_generation

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
-import { type Narrowed, sql, withNulls } from '../../database/typed-sql';
+import { type Narrowed, prepared, sql, withNulls } from '../../database/typed-sql';
 import type {
   IInsertQuery,
   IInsertResult,
@@ -79,6 +79,10 @@ const UNAPPLIED_SUBJECTS = sql<IUnappliedSubjectsQuery>`SELECT DISTINCT subject 
 const UNPROCESSED = sql<IUnprocessedQuery>`SELECT provider, event_id, subject, seq
    FROM inbound_events WHERE processed_at IS NULL AND received_at < now() - make_interval(secs => $olderThanSeconds!) ORDER BY seq LIMIT $limit!`;
 
+// Run for every LiveKit event: parsed and planned once per connection (their plans are lookups whatever the estimates).
+const INSERT_PREPARED = prepared('inbound_events_insert', INSERT);
+const MARK_PROCESSED_PREPARED = prepared('inbound_events_mark_processed', MARK_PROCESSED);
+
 // No CHECK limits `provider`, but only `insert` writes the table, from a Provider.
 type InsertedRow = Narrowed<IInsertResult, { provider: Provider }>;
 type UnprocessedRow = Narrowed<IUnprocessedResult, { provider: Provider }>;
@@ -91,7 +95,7 @@ export class InboundEventsRepository {
   /** Stores the events in this order; the providers of those that were new (one per event, an event already stored not counted). */
   async insert(events: ReceivedEvent[], sql: Sql = this.database): Promise<Provider[]> {
     if (events.length === 0) return [];
-    const rows = await sql.rows<IInsertQuery, InsertedRow>(INSERT, {
+    const rows = await sql.rows<IInsertQuery, InsertedRow>(INSERT_PREPARED, {
       providers: events.map((e) => e.provider),
       eventIds: events.map((e) => e.eventId),
       eventTypes: events.map((e) => e.eventType),
@@ -107,7 +111,7 @@ export class InboundEventsRepository {
    * the order they were stored.
    */
   async markProcessed(provider: Provider, eventIds: string[], tx: Sql): Promise<unknown[]> {
-    const rows = await tx.rows(MARK_PROCESSED, { provider, eventIds });
+    const rows = await tx.rows(MARK_PROCESSED_PREPARED, { provider, eventIds });
     return rows.map((row) => row.payload);
   }
 
