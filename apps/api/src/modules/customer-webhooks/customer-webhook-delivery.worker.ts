@@ -1,6 +1,5 @@
 import { QUEUES } from '@app/contracts';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { Webhook } from 'standardwebhooks';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Coalescer } from '../../common/batching/coalescer';
@@ -8,6 +7,7 @@ import { DurableQueueService, type DurableJob, type DurableSource } from '../../
 import { QueueRegistry } from '../../queue/queue.registry';
 import { MetricsRegistry } from '../../common/metrics/metrics.registry';
 import { postWebhook, type AttemptResult } from './webhook-sender';
+import { signWebhook } from './webhook-signature';
 import { attemptOutcome, earliestRetries } from './delivery-retry-policy';
 import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-deliveries.repository';
 
@@ -177,11 +177,11 @@ export class CustomerWebhookDeliveryWorker implements OnModuleInit {
   }
 
   private async post(delivery: ClaimedDelivery): Promise<AttemptResult> {
-    const now = new Date();
+    const timestamp = Math.floor(Date.now() / 1000);
     const headers = {
       'webhook-id': delivery.eventId,
-      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-      'webhook-signature': new Webhook(delivery.secret).sign(delivery.eventId, now, delivery.body),
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signWebhook(delivery.secret, delivery.eventId, timestamp, delivery.body),
     };
     return postWebhook(delivery.url, headers, delivery.body, {
       timeoutMs: this.config.webhooks.timeoutMs,
