@@ -60,7 +60,11 @@ describe('npm run -s translate:file', () => {
       'word_lag_ms',
     ]);
     expect(wordErrorRate('he was not an ill disposed young man', String(result.transcript))).toBeLessThanOrEqual(0.4);
-    expect(result.translation).toMatch(/hombre joven/i);
+    // Simultaneous mode commits words as two successive hypotheses agree on them, and how often the
+    // recognizer reports one depends on the machine's load: "young man" is one chunk ("hombre joven")
+    // or two ("joven" · "hombre"). Both words are there either way.
+    expect(result.translation).toMatch(/\bhombre\b/i);
+    expect(result.translation).toMatch(/\bjoven\b/i);
     expect(result.input_seconds).toBeCloseTo(2.99, 2);
     const written = parseWav(readFileSync(output));
     expect(written).toMatchObject({ sampleRate: OUTPUT_SAMPLE_RATE, channels: 1 });
