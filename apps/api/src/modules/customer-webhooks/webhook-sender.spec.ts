@@ -85,4 +85,11 @@ describe('postWebhook', () => {
       error: 'The endpoint URL is not valid.',
     });
   });
+
+  it('counts a URL of another scheme as a failed attempt, even where private URLs are allowed', async () => {
+    for (const other of [url.replace('http:', 'ftp:'), url.replace('http:', 'file:')]) {
+      expect(await postWebhook(other, {}, '{}', options)).toEqual({ ok: false, statusCode: null, error: 'The endpoint URL is not valid.' });
+    }
+    expect(received).toEqual([]);
+  });
 });
