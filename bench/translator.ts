@@ -15,186 +15,41 @@
 //    and, first, 1 and K parallel streams (RoomTranslator, real AudioSource tracks) each saying the joined turn.
 // 4. Glossaries, BENCH_TRANSLATOR_GLOSSARY_ROUNDS passes (default 20; 0 skips it): an utterance translated with a
 //    10,000-entry glossary against none (bench/glossary-overhead.ts).
-// Prints markdown tables, then one JSON line (read by bench/run.mjs).
+// Prints markdown tables, then one JSON line (read by bench/run.mjs). The streams of 1 and 3 run in
+// bench/translator-streams.ts, the word lag of 3 is bench/translator-word-lag.ts.
 // Env: BENCH_TRANSLATOR_STREAMS (default 1,2,4,8; 0 skips the capacity part), BENCH_TRANSLATOR_ROUNDS (default 5; 0
 //      skips the per-clip part), BENCH_TRANSLATOR_LAG_ROUNDS (default 5; 0 skips the word-lag part),
 //      BENCH_TRANSLATOR_LAG_PARTS (streams,inputs: the word-lag parts to run, default both),
 //      TRANSLATOR_STREAM_CAPACITY (K instead of the calibration).
 import { initializeLogger } from '@livekit/agents';
-import { AudioFrame, dispose, type RemoteTrack } from '@livekit/rtc-node';
-import { readdirSync, readFileSync } from 'node:fs';
+import { dispose } from '@livekit/rtc-node';
 import os from 'node:os';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { FakeRoom } from '../apps/translator-agent/test/support/fake-room';
-import { joinedTurn, librivoxClips } from '../apps/translator-agent/test/support/local-speech';
-import { chrF } from '../apps/translator-agent/src/tools/chrf';
-import type { PcmAudio } from '../apps/translator-agent/src/tools/wav';
-import { DEFAULT_CHUNK_POLICY, type ChunkPolicy } from '../apps/translator-agent/src/translation/stable-chunks';
-import { summarizeWordLag, type SpokenChunk, type WordLagSummary } from '../apps/translator-agent/src/translation/word-lag';
-import { glossaryOverhead, glossaryTable } from './glossary-overhead';
-import { calibrateStreamCapacity, cpuSeconds } from '../apps/translator-agent/src/capacity/calibration';
-import { LocalAdmission, StreamBudget } from '../apps/translator-agent/src/capacity/stream-budget';
+import { calibrateStreamCapacity } from '../apps/translator-agent/src/capacity/calibration';
 import { loadAgentConfig } from '../apps/translator-agent/src/config';
-import type { PipelineObserver } from '../apps/translator-agent/src/metrics/agent-metrics';
 import { deliveredFrames, translateFile } from '../apps/translator-agent/src/tools/file-translation';
 import { wordErrorRate } from '../apps/translator-agent/src/tools/wer';
-import { LatencyTracker } from '../apps/translator-agent/src/translation/latency-tracker';
 import { createSpeechProviders } from '../apps/translator-agent/src/translation/providers';
-import { OUTPUT_SAMPLE_RATE, RoomTranslator, type TrackAudio } from '../apps/translator-agent/src/translation/room-translator';
+import { OUTPUT_SAMPLE_RATE } from '../apps/translator-agent/src/translation/room-translator';
+import { librivoxClips } from '../apps/translator-agent/test/support/local-speech';
+import { glossaryOverhead, glossaryTable } from './glossary-overhead';
+import { FRAME_MS, runStreams, silence, type StreamsRow } from './translator-streams';
+import {
+  LAG_P95_1,
+  LAG_P95_K,
+  lagCell,
+  lagInputMisses,
+  mean,
+  range,
+  SPEECH_END_MS,
+  type StreamsLagRow,
+  WER_MARGIN,
+  wordLagPerInput,
+  wordLagStreams,
+} from './translator-word-lag';
 
 initializeLogger({ pretty: false, level: 'error' });
 
-const FRAME_MS = 10;
 const TARGET_P95_MS = 1500;
-/** Issue 26's targets for simultaneous mode's word lag p95: at 1 stream and at K streams. */
-const LAG_P95_1 = 3000;
-const LAG_P95_K = 3500;
-/** Issue 26: simultaneous mode's translated speech ends at most this long after the input (every pass). */
-const SPEECH_END_MS = 2000;
-/** Issue 26: simultaneous mode's WER at most sentence mode's plus this. */
-const WER_MARGIN = 0.03;
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-const silence = (ms: number) =>
-  Array.from(
-    { length: ms / FRAME_MS },
-    () =>
-      new AudioFrame(new Int16Array((OUTPUT_SAMPLE_RATE * FRAME_MS) / 1000), OUTPUT_SAMPLE_RATE, 1, (OUTPUT_SAMPLE_RATE * FRAME_MS) / 1000),
-  );
-
-/** Resident memory (kB) of this process and its child processes (the engines). */
-function rssKb(): number {
-  const read = (pid: string | number) => {
-    try {
-      return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-    } catch {
-      return 0;
-    }
-  };
-  let children: string[] = [];
-  try {
-    children = readdirSync('/proc/self/task').flatMap((t) =>
-      readFileSync(`/proc/self/task/${t}/children`, 'utf8').split(' ').filter(Boolean),
-    );
-  } catch {
-    // not Linux
-  }
-  return read('self') + children.reduce((sum, pid) => sum + read(pid), 0);
-}
-
-/** A track that delivers `frames` in real time, as LiveKit does. */
-function pacedTrack(frames: AudioFrame[]): TrackAudio {
-  let stopped = false;
-  return {
-    frames: (async function* () {
-      const startedAt = performance.now();
-      for (const [i, frame] of frames.entries()) {
-        if (stopped) return;
-        const wait = startedAt + i * FRAME_MS - performance.now();
-        if (wait > 1) await sleep(wait);
-        yield frame;
-      }
-    })(),
-    stop: () => void (stopped = true),
-  };
-}
-
-interface StreamsRow {
-  n: number;
-  full: number;
-  captionsOnly: number;
-  rtf: number;
-  firstAudio: { p50: number; p95: number; samples: number };
-  captionsP95: number;
-  droppedLate: number;
-  cpuPerStream: number;
-  memoryMbPerStream: number;
-}
-
-async function runStreams(
-  n: number,
-  capacity: number,
-  speechOf: (i: number) => AudioFrame[],
-  simultaneous: ChunkPolicy | null = null,
-  spoken: SpokenChunk[] = [],
-): Promise<StreamsRow> {
-  const loaded = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local' });
-  if (!loaded.ok) throw new Error(loaded.problem);
-  const providers = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, () => undefined);
-  const admission = new LocalAdmission(new StreamBudget(capacity));
-  const firstAudio: number[] = [];
-  const recognition: number[] = [];
-  let droppedLate = 0;
-  const observer: PipelineObserver = {
-    firstAudio: (_s, _t, ms) => void firstAudio.push(ms),
-    stage: (stage, ms) => void (stage === 'recognition' && recognition.push(ms)),
-    utterance: (outcome, reason) => void (reason === 'late' && (droppedLate += 1)),
-    recognitionRestart: () => undefined,
-    providerError: () => undefined,
-    spokenChunk: (_s, _t, chunk) => void spoken.push(chunk),
-  };
-  const rssBefore = rssKb();
-  let rssPeak = rssBefore;
-  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssKb())), 500);
-  const cpuBefore = cpuSeconds();
-  const started = performance.now();
-  const rooms = Array.from({ length: n }, (_, i) => {
-    const room = new FakeRoom();
-    const translator = new RoomTranslator({
-      room: room.asRoom(),
-      mode: 'dual',
-      languages: ['en', 'es'],
-      providers,
-      latency: new LatencyTracker(),
-      onError: () => undefined,
-      admission,
-      observer,
-      listenTo: (track: RemoteTrack) => pacedTrack(track.sid === `TR_${i}` ? speechOf(i) : []),
-      simultaneous,
-    });
-    return { room, translator, i };
-  });
-  const services: string[] = [];
-  try {
-    for (const { room, translator, i } of rooms) {
-      translator.listen();
-      await translator.publish();
-      // One after the other, as speakers join a worker's rooms: the first K are admitted in full.
-      room.speak(room.join(`speaker-${i}`, ['en']), `TR_${i}`, []);
-      await sleep(20);
-    }
-    for (const { translator } of rooms) services.push(...translator.services().values());
-    for (const { translator } of rooms) await translator.settled();
-    for (const { translator } of rooms) await translator.close();
-  } finally {
-    clearInterval(sampler);
-  }
-  const wall = (performance.now() - started) / 1000;
-  await providers.close?.();
-  await sleep(300); // Apertium's processes exit and are reaped, so their CPU is counted
-  const cpu = cpuSeconds() - cpuBefore;
-  const audioSeconds = speechOf(0).length / (1000 / FRAME_MS);
-  return {
-    n,
-    full: services.filter((s) => s === 'full').length,
-    captionsOnly: services.filter((s) => s === 'captions').length,
-    rtf: round(wall / audioSeconds, 2),
-    firstAudio: { p50: Math.round(percentile(firstAudio, 50)), p95: Math.round(percentile(firstAudio, 95)), samples: firstAudio.length },
-    captionsP95: Math.round(percentile(recognition, 95)),
-    droppedLate,
-    cpuPerStream: round(cpu / audioSeconds / n, 3),
-    memoryMbPerStream: Math.round((rssPeak - rssBefore) / 1024 / n),
-  };
-}
-
-function round(value: number, digits: number): number {
-  return Math.round(value * 10 ** digits) / 10 ** digits;
-}
 
 async function perClip(rounds: number) {
   const loaded = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local' });
@@ -215,124 +70,6 @@ async function perClip(rounds: number) {
   await providers.close?.();
   return [...results].map(([id, r]) => ({ clip: id.replace(/^.*-/, ''), ...r }));
 }
-
-const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-
-/** Issue 26's per-input targets for simultaneous mode at 1 stream: what each input misses (empty: all met). */
-function lagInputMisses(rows: LagRow[]): string[] {
-  const misses: string[] = [];
-  for (const row of rows.filter((r) => r.timing === 'simultaneous')) {
-    const sentence = rows.find((r) => r.input === row.input && r.timing === 'sentence');
-    if ((row.lag?.p95 ?? Infinity) > LAG_P95_1) misses.push(`${row.input}: word lag p95 ${row.lag?.p95 ?? '—'} ms > ${LAG_P95_1}`);
-    const latestEnd = Math.max(...row.speechEndAfterInput);
-    if (row.speechEndAfterInput.length === 0 || latestEnd > SPEECH_END_MS)
-      misses.push(`${row.input}: speech ends ${row.speechEndAfterInput.length ? latestEnd : '—'} ms after the input > ${SPEECH_END_MS}`);
-    if (sentence && mean(row.wer) > mean(sentence.wer) + WER_MARGIN)
-      misses.push(`${row.input}: WER ${mean(row.wer).toFixed(3)} > sentence ${mean(sentence.wer).toFixed(3)} + ${WER_MARGIN}`);
-  }
-  return misses;
-}
-
-type Timing = 'sentence' | 'simultaneous';
-const TIMINGS: Timing[] = ['sentence', 'simultaneous'];
-const policyOf = (timing: Timing) => (timing === 'simultaneous' ? DEFAULT_CHUNK_POLICY : null);
-
-interface LagRow {
-  input: string;
-  timing: Timing;
-  words: number;
-  wer: number[];
-  lag: WordLagSummary | null;
-  firstAudio: number[];
-  speechEndAfterInput: number[];
-  /** chrF of this pass's translation against sentence mode's in the same pass (simultaneous rows). */
-  chrf: number[];
-  chunks: number[];
-}
-
-/** Each clip and the joined turn, both timings, `rounds` passes at 1 stream in real time. */
-async function wordLagPerInput(rounds: number): Promise<LagRow[]> {
-  const loaded = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local' });
-  if (!loaded.ok) throw new Error(loaded.problem);
-  const providers = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, () => undefined);
-  const clips = librivoxClips();
-  const inputs: { input: string; reference: string; audio: PcmAudio }[] = [
-    ...clips.map((c) => ({ input: c.id.replace(/^.*-/, ''), reference: c.reference, audio: c.audio })),
-    { input: 'joined', reference: clips.map((c) => c.reference).join(' '), audio: joinedTurn() },
-  ];
-  const rows = new Map<string, LagRow & { spoken: SpokenChunk[] }>();
-  await translateFile({ from: 'en', to: 'es', audio: clips[0]!.audio, providers, sampleRate: OUTPUT_SAMPLE_RATE, paced: false }); // warm-up
-  for (let round = 0; round < rounds; round += 1) {
-    for (const { input, reference, audio } of inputs) {
-      const translations = new Map<Timing, string>();
-      for (const timing of TIMINGS) {
-        process.stderr.write(`bench: word lag, pass ${round + 1}/${rounds}, ${input}, ${timing}\n`);
-        const detail = await translateFile({
-          from: 'en',
-          to: 'es',
-          audio,
-          providers,
-          sampleRate: OUTPUT_SAMPLE_RATE,
-          simultaneous: policyOf(timing),
-        });
-        const key = `${input}/${timing}`;
-        const row = rows.get(key) ?? {
-          input,
-          timing,
-          words: reference.split(/\s+/).length,
-          wer: [],
-          lag: null,
-          firstAudio: [],
-          speechEndAfterInput: [],
-          chrf: [],
-          chunks: [],
-          spoken: [],
-        };
-        row.wer.push(wordErrorRate(reference, detail.result.transcript));
-        row.spoken.push(...detail.spoken);
-        if (detail.result.first_audio_ms !== null) row.firstAudio.push(detail.result.first_audio_ms);
-        if (detail.result.speech_end_after_input_ms !== null) row.speechEndAfterInput.push(detail.result.speech_end_after_input_ms);
-        row.chunks.push(detail.result.chunks_spoken);
-        translations.set(timing, detail.result.translation);
-        if (timing === 'simultaneous') row.chrf.push(chrF(translations.get('sentence') ?? '', detail.result.translation));
-        rows.set(key, row);
-      }
-    }
-  }
-  await providers.close?.();
-  return [...rows.values()].map(({ spoken, ...row }) => ({ ...row, lag: summarizeWordLag(spoken) }));
-}
-
-interface StreamsLagRow {
-  n: number;
-  timing: Timing;
-  lag: WordLagSummary | null;
-  droppedLate: number;
-}
-
-/** `n` parallel rooms (all admitted), each speaker saying the joined turn, `rounds` passes per timing. */
-async function wordLagStreams(n: number, rounds: number): Promise<StreamsLagRow[]> {
-  const frames = deliveredFrames(joinedTurn(), OUTPUT_SAMPLE_RATE, FRAME_MS);
-  const speechOf = (i: number) => [...silence(1000 + (i % 8) * 370), ...frames, ...silence(2500)];
-  const rows: StreamsLagRow[] = [];
-  for (const timing of TIMINGS) {
-    const spoken: SpokenChunk[] = [];
-    let droppedLate = 0;
-    for (let round = 0; round < rounds; round += 1) {
-      process.stderr.write(`bench: word lag, ${n} streams, pass ${round + 1}/${rounds}, ${timing}\n`);
-      const row = await runStreams(n, n, speechOf, policyOf(timing), spoken);
-      droppedLate += row.droppedLate;
-    }
-    rows.push({ n, timing, lag: summarizeWordLag(spoken), droppedLate });
-  }
-  return rows;
-}
-
-const lagCell = (lag: WordLagSummary | null) => (lag ? `${lag.p50} / ${lag.p95} / ${lag.max}` : '—');
-const range = (values: number[], digits = 0) =>
-  values.length === 0
-    ? '—'
-    : `${mean(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
 
 async function main(): Promise<void> {
   const loaded = loadAgentConfig({ TRANSLATOR_PIPELINE: 'local' });
