@@ -1,6 +1,10 @@
 /**
  * A protocol-level double of the LiveKit server API, for tests only.
  *
+ * Longer than ~300 lines on purpose: every RoomService and AgentDispatchService method the SDK calls,
+ * and the token check each needs, work on one in-memory LiveKit (rooms, participants, dispatches); a
+ * split would pass that state between files.
+ *
  * It speaks LiveKit's Twirp JSON API exactly as the official `livekit-server-sdk` (v2.x) calls it:
  *
  *   POST /twirp/livekit.RoomService/{CreateRoom,ListRooms,DeleteRoom,ListParticipants,

@@ -1,6 +1,10 @@
 /**
  * A protocol-level double of the Stripe API, for tests only.
  *
+ * Longer than ~300 lines on purpose: the Checkout Session endpoints, their form decoding, Stripe's
+ * errors and the recorded calls work on one in-memory Stripe account; a split would pass that state
+ * between files.
+ *
  * It speaks the wire format the official `stripe` SDK uses (form-encoded POST bodies with
  * bracketed keys, JSON responses, Stripe-shaped errors) for the Checkout Session endpoints:
  *
