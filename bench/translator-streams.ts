@@ -5,12 +5,11 @@ import { AudioFrame, type RemoteTrack } from '@livekit/rtc-node';
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FakeRoom } from '../apps/translator-agent/test/support/fake-room';
+import { englishSpanishIn, FakeRoom } from '../apps/translator-agent/test/support/fake-room';
 import { cpuSeconds } from '../apps/translator-agent/src/capacity/calibration';
 import { LocalAdmission, StreamBudget } from '../apps/translator-agent/src/capacity/stream-budget';
 import { loadAgentConfig } from '../apps/translator-agent/src/config';
 import type { PipelineObserver } from '../apps/translator-agent/src/metrics/agent-metrics';
-import { LatencyTracker } from '../apps/translator-agent/src/translation/latency-tracker';
 import { createSpeechProviders } from '../apps/translator-agent/src/translation/providers';
 import { OUTPUT_SAMPLE_RATE, RoomTranslator, type TrackAudio } from '../apps/translator-agent/src/translation/room-translator';
 import type { ChunkPolicy } from '../apps/translator-agent/src/translation/stable-chunks';
@@ -109,11 +108,7 @@ export async function runStreams(
   const rooms = Array.from({ length: n }, (_, i) => {
     const room = new FakeRoom();
     const translator = new RoomTranslator({
-      room: room.asRoom(),
-      mode: 'dual',
-      languages: ['en', 'es'],
-      providers,
-      latency: new LatencyTracker(),
+      ...englishSpanishIn(room, providers),
       onError: () => undefined,
       admission,
       observer,

@@ -2,10 +2,9 @@ import type { RoomGlossaries } from '@app/contracts';
 import { compileGlossary, type GlossaryEntry } from '@app/domain/glossaries';
 import { initializeLogger, tokenize, tts } from '@livekit/agents';
 import { AudioFrame, dispose } from '@livekit/rtc-node';
-import { FakeRoom, recordAudio } from '../../test/support/fake-room';
+import { englishSpanishIn, FakeRoom, recordAudio } from '../../test/support/fake-room';
 import { endOfSpeech, final, RecordingLLM, SAMPLE_RATE, ScriptedSTT, SilenceTTS } from '../../test/support/fakes';
 import { CAPTION_ATTR } from './captions';
-import { LatencyTracker } from './latency-tracker';
 import { RoomTranslator } from './room-translator';
 import type { FinalSegment } from './speaker-stream';
 import type { SpeechProviders } from './speech-providers';
@@ -51,11 +50,7 @@ describe('RoomTranslator.setGlossaries', () => {
     let hangUp: () => void = () => undefined;
     const speaking = new Promise<void>((resolve) => (hangUp = resolve));
     const translator = new RoomTranslator({
-      room: room.asRoom(),
-      mode: 'dual',
-      languages: ['en', 'es'],
-      providers,
-      latency: new LatencyTracker(),
+      ...englishSpanishIn(room, providers),
       onError: (e) => errors.push(e),
       // The speaker's track stays open until the test hangs up: recognition is scripted.
       listenTo: () => ({

@@ -9,7 +9,7 @@ import { dispose } from '@livekit/rtc-node';
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { FakeRoom, recordAudio, trackFrames as speech, type SentText } from '../../test/support/fake-room';
+import { englishSpanishIn, FakeRoom, recordAudio, trackFrames as speech, type SentText } from '../../test/support/fake-room';
 import { goForward, librivoxClips, localProviders, YOUNG_MAN_IN_SPANISH } from '../../test/support/local-speech';
 import { deleteQueueKeys, reportRecordedRoom } from '../../test/support/recorded-room';
 import type { PcmAudio } from '../tools/wav';
@@ -166,11 +166,7 @@ describe('RoomTranslator on recorded speech (local pipeline, real AudioSource tr
     const allHeard = new Promise<void>((resolve) => (heard = resolve));
     const opened: string[] = [];
     const translator = new RoomTranslator({
-      room: room.asRoom(),
-      mode: 'dual',
-      languages: ['en', 'es'],
-      providers,
-      latency: new LatencyTracker(),
+      ...englishSpanishIn(room, providers),
       onError: (e) => errors.push(e),
       // A live track: it delivers the speech, then stays open (silent) until the translator stops listening.
       listenTo: (track: { sid?: string }) => {

@@ -19,7 +19,9 @@ import { EventEmitter } from 'node:events';
 import { setImmediate } from 'node:timers/promises';
 import { deliveredFrames } from '../../src/tools/file-translation';
 import type { PcmAudio } from '../../src/tools/wav';
-import { OUTPUT_SAMPLE_RATE, type TrackAudio } from '../../src/translation/room-translator';
+import { LatencyTracker } from '../../src/translation/latency-tracker';
+import { OUTPUT_SAMPLE_RATE, type RoomTranslatorOptions, type TrackAudio } from '../../src/translation/room-translator';
+import type { SpeechProviders } from '../../src/translation/speech-providers';
 
 export interface SentText {
   text: string;
@@ -136,4 +138,16 @@ export function trackFrames(audio: PcmAudio): AudioFrame[] {
       () => new AudioFrame(new Int16Array(OUTPUT_SAMPLE_RATE / 100), OUTPUT_SAMPLE_RATE, 1, OUTPUT_SAMPLE_RATE / 100),
     );
   return [...silence(500), ...deliveredFrames(audio, OUTPUT_SAMPLE_RATE), ...silence(1500)];
+}
+
+/**
+ * What a test room's translator starts from: this room, both languages' speech (`dual`, English and
+ * Spanish) through `providers`, a latency tracker of its own. The caller adds how tracks are heard,
+ * what happens to errors, and the rest.
+ */
+export function englishSpanishIn(
+  room: FakeRoom,
+  providers: SpeechProviders,
+): Pick<RoomTranslatorOptions, 'room' | 'mode' | 'languages' | 'providers' | 'latency'> {
+  return { room: room.asRoom(), mode: 'dual', languages: ['en', 'es'], providers, latency: new LatencyTracker() };
 }
