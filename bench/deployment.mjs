@@ -108,16 +108,19 @@ export async function startDeployment({ stamp, compareRef, profiling, cleanups }
   const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const profileDir = profiling ? path.join(ROOT, '.data/bench-profiles', String(stamp)) : null;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
-  const api = startChild(
-    'API',
-    [
-      ...(profileDir ? ['-r', path.join(ROOT, 'bench/cpu-profile-preload.cjs')] : []),
-      ...SERVER_NODE_FLAGS,
-      ...nodeArgs,
-      path.join(DIST, 'main.js'),
-    ],
-    { ...env, PORT: String(apiPort), RUN_QUEUE_WORKERS: 'false', ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}) },
-  );
+  // An API process of a build (this one or the compared one): HTTP only, profiled with BENCH_PROFILE.
+  const startApi = (label, dist, port) =>
+    startChild(
+      label,
+      [
+        ...(profileDir ? ['-r', path.join(ROOT, 'bench/cpu-profile-preload.cjs')] : []),
+        ...SERVER_NODE_FLAGS,
+        ...nodeArgs,
+        path.join(dist, 'main.js'),
+      ],
+      { ...env, PORT: String(port), RUN_QUEUE_WORKERS: 'false', ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}) },
+    );
+  const api = startApi('API', DIST, apiPort);
   const worker = startChild('worker', [...SERVER_NODE_FLAGS, ...nodeArgs, path.join(DIST, 'worker.js')], env);
   const baselinePort = await freePort();
   const baseline = startChild('baseline', [path.join(ROOT, 'bench/baseline-server.mjs')], {
@@ -133,16 +136,7 @@ export async function startDeployment({ stamp, compareRef, profiling, cleanups }
   let compared = null;
   if (comparedBuild) {
     const oldPort = await freePort();
-    const oldApi = startChild(
-      `API ${comparedBuild.ref}`,
-      [
-        ...(profileDir ? ['-r', path.join(ROOT, 'bench/cpu-profile-preload.cjs')] : []),
-        ...SERVER_NODE_FLAGS,
-        ...nodeArgs,
-        path.join(comparedBuild.dist, 'main.js'),
-      ],
-      { ...env, PORT: String(oldPort), RUN_QUEUE_WORKERS: 'false', ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}) },
-    );
+    const oldApi = startApi(`API ${comparedBuild.ref}`, comparedBuild.dist, oldPort);
     compared = { ...comparedBuild, child: oldApi, baseUrl: `http://127.0.0.1:${oldPort}` };
     await waitUntilLive(oldApi, `${compared.baseUrl}/health/live`);
     log(`API of ${comparedBuild.ref} (${comparedBuild.sha.slice(0, 12)}) on ${compared.baseUrl}`);
