@@ -40,7 +40,7 @@ export function makeFetchJson(baseUrl, apiKey) {
   };
 }
 
-export function autocannonRun(target, seconds) {
+function autocannonRun(target, seconds) {
   const { connections, ...request } = target;
   return autocannon({ ...request, connections: connections ?? CONNECTIONS, duration: seconds });
 }
@@ -80,7 +80,7 @@ export async function measureSides(sides) {
   return Object.fromEntries(names.map((name) => [name, summarize(rounds[name])]));
 }
 
-export function summarize(rounds) {
+function summarize(rounds) {
   let total = 0;
   let seconds = 0;
   let p50 = 0;

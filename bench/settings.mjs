@@ -26,7 +26,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 /** The production build the bench measures. */
 export const DIST = path.join(ROOT, 'dist/apps/api/apps/api/src');
 
-export function positive(name, fallback, zeroOk = false) {
+function positive(name, fallback, zeroOk = false) {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);

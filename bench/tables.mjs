@@ -2,7 +2,7 @@
 // customer webhook latency rows, as markdown.
 import { COMPARE_MIN_RATIO } from './settings.mjs';
 
-export const STAGE_NAMES = {
+const STAGE_NAMES = {
   sentToStored: 'first join sent → stored (answered 2xx)',
   storedToApplied: 'stored → applied (the transaction starting the room began)',
   appliedToWritten: 'applied → outbox row written (room.started and its deliveries, last in that transaction)',
@@ -10,7 +10,7 @@ export const STAGE_NAMES = {
   writtenToDelivered: 'outbox row written → 2xx recorded in the database',
 };
 
-export function describeTarget(target = {}) {
+function describeTarget(target = {}) {
   const parts = [];
   if (target.ratio !== undefined) parts.push(`ratio ≥ ${target.ratio}`);
   if (target.maxP99Ms !== undefined) parts.push(`p99 ≤ ${target.maxP99Ms} ms`);
@@ -18,7 +18,7 @@ export function describeTarget(target = {}) {
   return parts.join(', ') || '—';
 }
 
-export function verdict(row) {
+function verdict(row) {
   if (row.error) return 'error';
   const { target = {} } = row.scenario;
   const reasons = [];
@@ -30,7 +30,7 @@ export function verdict(row) {
 }
 
 /** A markdown table with aligned columns; columns 1 to `lastNumeric` are right-aligned numbers. */
-export function markdownTable(header, lines, lastNumeric) {
+function markdownTable(header, lines, lastNumeric) {
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => line[i].length)));
   const numeric = (i) => i >= 1 && i <= lastNumeric;
   const cell = (text, i) => (numeric(i) ? text.padStart(widths[i]) : text.padEnd(widths[i]));
