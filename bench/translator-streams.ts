@@ -17,7 +17,7 @@ import type { SpokenChunk } from '../apps/translator-agent/src/translation/word-
 
 export const FRAME_MS = 10;
 
-export function percentile(values: number[], p: number): number {
+function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
@@ -30,7 +30,7 @@ export const silence = (ms: number) =>
   );
 
 /** Resident memory (kB) of this process and its child processes (the engines). */
-export function rssKb(): number {
+function rssKb(): number {
   const read = (pid: string | number) => {
     try {
       return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
@@ -50,7 +50,7 @@ export function rssKb(): number {
 }
 
 /** A track that delivers `frames` in real time, as LiveKit does. */
-export function pacedTrack(frames: AudioFrame[]): TrackAudio {
+function pacedTrack(frames: AudioFrame[]): TrackAudio {
   let stopped = false;
   return {
     frames: (async function* () {
@@ -150,6 +150,6 @@ export async function runStreams(
   };
 }
 
-export function round(value: number, digits: number): number {
+function round(value: number, digits: number): number {
   return Math.round(value * 10 ** digits) / 10 ** digits;
 }
