@@ -16,7 +16,14 @@ export interface AppConfig {
   queue: { runWorkers: boolean; lockDurationMs: number; concurrency: number };
   /** How long a stopping process may drain (requests, running jobs) before it exits anyway. */
   shutdownTimeoutMs: number;
-  livekit: { url: string; apiUrl: string; apiKey: string; apiSecret: string };
+  livekit: {
+    url: string;
+    apiUrl: string;
+    apiKey: string;
+    apiSecret: string;
+    /** How often the rooms and participants the product holds live are checked against LiveKit's own lists. */
+    reconcileSeconds: number;
+  };
   stripe: { secretKey: string | null; webhookSecret: string | null; apiUrl: string | null };
   inviteSigningSecret: string;
   apiKeyPepper: string;
@@ -197,6 +204,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       apiUrl: url(env, 'LIVEKIT_API_URL', livekitApiDefault, ['http:', 'https:']) as string,
       apiKey: str(env, 'LIVEKIT_API_KEY', 'devkey'),
       apiSecret: str(env, 'LIVEKIT_API_SECRET', 'secret'),
+      // Tests drive reconciliation themselves (their LiveKit double lists only what a test put there).
+      reconcileSeconds: int(env, 'LIVEKIT_RECONCILE_SECONDS', nodeEnv === 'test' ? 86_400 : 30, 5, 86_400),
     },
     stripe: {
       secretKey: optional(env, 'STRIPE_SECRET_KEY'),

@@ -151,6 +151,8 @@ export interface LiveKitDouble {
   failNext(method: LiveKitMethod | '*' | (string & {}), n?: number, status?: number, msg?: string): void;
   /** The next `n` calls of `method` (or `'*'`) are answered after `ms` milliseconds. */
   delayNext(method: LiveKitMethod | '*' | (string & {}), n: number, ms: number): void;
+  /** Forgets the faults and delays not used up yet: LiveKit answers normally again. */
+  clearFaults(): void;
 
   // --- LiveKit-side state, for arranging and asserting (what the server would know) ---
   rooms(): RoomJson[];
@@ -327,6 +329,12 @@ class LiveKitDoubleServer implements LiveKitDouble {
 
   failNext(method: string, n = 1, status = 503, msg?: string): void {
     if (n > 0) this.faults.push({ method, remaining: n, status, msg });
+  }
+
+  /** Forgets the faults and delays not used up yet: LiveKit answers normally again. */
+  clearFaults(): void {
+    this.faults = [];
+    this.delays = [];
   }
 
   delayNext(method: string, n: number, ms: number): void {

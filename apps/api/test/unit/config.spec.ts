@@ -14,7 +14,13 @@ describe('configuration', () => {
     expect(config.host).toBe('0.0.0.0');
     expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/translation_rooms');
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
-    expect(config.livekit).toEqual({ url: 'ws://127.0.0.1:7880', apiUrl: 'http://127.0.0.1:7880', apiKey: 'devkey', apiSecret: 'secret' });
+    expect(config.livekit).toEqual({
+      url: 'ws://127.0.0.1:7880',
+      apiUrl: 'http://127.0.0.1:7880',
+      apiKey: 'devkey',
+      apiSecret: 'secret',
+      reconcileSeconds: 30,
+    });
     expect(config.credit).toEqual({ currency: 'usd', minTopupCents: 500, maxTopupCents: 100000 });
     expect(config.rates).toEqual({ participantCentsPerMinute: 3, translatorCentsPerMinute: 6 });
     expect(config.stripe.secretKey).toBeNull();
@@ -43,6 +49,8 @@ describe('configuration', () => {
     [{ DATABASE_STATEMENT_TIMEOUT_MS: '5s' }, 'DATABASE_STATEMENT_TIMEOUT_MS'],
     [{ REDIS_COMMAND_TIMEOUT_MS: '0' }, 'REDIS_COMMAND_TIMEOUT_MS'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '40000', HTTP_REQUEST_TIMEOUT_MS: '30000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ LIVEKIT_RECONCILE_SECONDS: '4' }, 'LIVEKIT_RECONCILE_SECONDS'],
+    [{ LIVEKIT_RECONCILE_SECONDS: 'often' }, 'LIVEKIT_RECONCILE_SECONDS'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${name}`));

@@ -60,6 +60,34 @@ export class MetricsRegistry {
     registers: [this.registry],
   });
 
+  readonly reconcileRuns = new Counter({
+    name: 'livekit_reconcile_runs_total',
+    help: 'Reconciliations with LiveKit run in this process, by outcome (ok; livekit_unavailable: ListRooms got no answer or an error, nothing changed; failed)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly reconcileDuration = new Histogram({
+    name: 'livekit_reconcile_duration_seconds',
+    help: 'Time a reconciliation with LiveKit took in this process',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+
+  readonly reconcileChanges = new Counter({
+    name: 'livekit_reconcile_changes_total',
+    help: 'What reconciliation with LiveKit concluded, by change (connection_ended, connection_opened, room_ended)',
+    labelNames: ['change'] as const,
+    registers: [this.registry],
+  });
+
+  readonly reconcileLiveKitErrors = new Counter({
+    name: 'livekit_reconcile_livekit_errors_total',
+    help: 'LiveKit listings that got no answer or an error during reconciliation, by call (ListRooms, ListParticipants)',
+    labelNames: ['call'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

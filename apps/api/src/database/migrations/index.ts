@@ -16,6 +16,7 @@ import { Transcripts1764100000000 } from './1764100000000-Transcripts';
 import { WebhookListsByMillisecond1764200000000 } from './1764200000000-WebhookListsByMillisecond';
 import { OrderIndependentMetering1764300000000 } from './1764300000000-OrderIndependentMetering';
 import { Glossaries1764400000000 } from './1764400000000-Glossaries';
+import { LiveKitReconciliation1764500000000 } from './1764500000000-LiveKitReconciliation';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   WebhookListsByMillisecond1764200000000,
   OrderIndependentMetering1764300000000,
   Glossaries1764400000000,
+  LiveKitReconciliation1764500000000,
 ];

@@ -10,10 +10,27 @@ import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { RoomsRepository } from '../rooms/rooms.repository';
 
+/** A room's totals: the figures `room.usage_corrected` says they were before. */
+export interface RoomTotals {
+  total_connection_minutes: number;
+  total_charged_cents: number;
+}
+
+type RoomViewEventType = 'room.started' | 'room.ended' | 'room.usage_corrected';
+
 /** A change customers hear about; room events carry the room as GET /v1/rooms/{id} shows it when the transaction ends. */
 export type CustomerEvent =
   | { organizationId: string; type: 'room.started' | 'room.ended'; roomId: string }
-  | { organizationId: string; type: Exclude<CustomerEventType, 'room.started' | 'room.ended'>; roomId?: string; data: object };
+  | { organizationId: string; type: 'room.usage_corrected'; roomId: string; previousTotals: RoomTotals }
+  | { organizationId: string; type: Exclude<CustomerEventType, RoomViewEventType>; roomId?: string; data: object };
+
+/** A settled room whose totals a transaction changes, as it was locked (before the change). */
+export interface CorrectedRoom {
+  id: string;
+  organization_id: string;
+  total_connection_minutes: number;
+  total_charged_cents: string | number;
+}
 
 /** Delivery attempts: the first, then one per wait of the retry schedule. */
 export function maxAttempts(retryScheduleMs: number[]): number {
@@ -39,9 +56,28 @@ export class CustomerEventsPublisher {
     await this.hot.append(tx, CUSTOMER_EVENTS_KEY, event, (events) => this.write(tx, events));
   }
 
-  private async write(tx: Sql, events: CustomerEvent[]): Promise<void> {
+  /**
+   * `room.usage_corrected` for a room whose `room.ended` was sent and whose totals this transaction
+   * changes: one per room and transaction, with the totals it had when locked (written once the
+   * transaction's totals are, and left out if they came back to where they were).
+   */
+  async emitUsageCorrected(tx: Sql, room: CorrectedRoom): Promise<void> {
+    await this.emit(tx, {
+      organizationId: room.organization_id,
+      type: 'room.usage_corrected',
+      roomId: room.id,
+      previousTotals: {
+        total_connection_minutes: room.total_connection_minutes,
+        total_charged_cents: Number(room.total_charged_cents),
+      },
+    });
+  }
+
+  private async write(tx: Sql, all: CustomerEvent[]): Promise<void> {
+    const corrected = new Set<string>();
+    const events = all.filter((e) => e.type !== 'room.usage_corrected' || (!corrected.has(e.roomId) && corrected.add(e.roomId)));
     const endpoints = await this.endpoints.subscribed([...new Set(events.map((e) => e.organizationId))], tx);
-    const targets = events
+    const candidates = events
       .map((event) => ({
         event,
         endpoints: endpoints.filter(
@@ -49,15 +85,22 @@ export class CustomerEventsPublisher {
         ),
       }))
       .filter((t) => t.endpoints.length > 0);
-    if (targets.length === 0) return;
+    if (candidates.length === 0) return;
     const rooms = await this.rooms.views(
-      targets.flatMap(({ event }) => ('data' in event ? [] : [{ roomId: event.roomId, organizationId: event.organizationId }])),
+      candidates.flatMap(({ event }) => ('data' in event ? [] : [{ roomId: event.roomId, organizationId: event.organizationId }])),
       tx,
     );
+    const targets = candidates.filter(({ event }) => event.type !== 'room.usage_corrected' || totalsMoved(rooms.get(event.roomId), event));
+    if (targets.length === 0) return;
     const createdAt = new Date().toJSON();
     const rows = targets.map(({ event }) => {
       const id = `evt_${randomBytes(16).toString('hex')}`;
-      const data = 'data' in event ? event.data : rooms.get(event.roomId);
+      const data =
+        'data' in event
+          ? event.data
+          : event.type === 'room.usage_corrected'
+            ? { ...rooms.get(event.roomId), previous_totals: event.previousTotals }
+            : rooms.get(event.roomId);
       return {
         id,
         organizationId: event.organizationId,
@@ -70,4 +113,12 @@ export class CustomerEventsPublisher {
     );
     await this.deliveries.insert(rows, deliveries, maxAttempts(this.config.webhooks.retryScheduleMs), tx);
   }
+}
+
+function totalsMoved(room: RoomTotals | undefined, event: { previousTotals: RoomTotals }): boolean {
+  return (
+    !!room &&
+    (room.total_connection_minutes !== event.previousTotals.total_connection_minutes ||
+      room.total_charged_cents !== event.previousTotals.total_charged_cents)
+  );
 }

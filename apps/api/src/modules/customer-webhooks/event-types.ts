@@ -2,6 +2,7 @@
 export const CUSTOMER_EVENT_TYPES = [
   'room.started',
   'room.ended',
+  'room.usage_corrected',
   'translator.joined',
   'translator.left',
   'credit.purchased',

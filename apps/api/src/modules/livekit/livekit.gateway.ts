@@ -1,10 +1,30 @@
 import { decodeJwt, jwtVerify } from 'jose';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
+import { ParticipantInfo_Kind, ParticipantInfo_State } from '@livekit/protocol';
 import { AccessToken, RoomServiceClient } from 'livekit-server-sdk';
 import { ServiceUnavailableError } from '../../common/errors/service-unavailable';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
+
+/** A room as LiveKit's `ListRooms` lists it. */
+export interface ListedRoom {
+  name: string;
+  numParticipants: number;
+}
+
+/** A participant as LiveKit's `ListParticipants` lists it. */
+export interface ListedParticipant {
+  sid: string;
+  identity: string;
+  isAgent: boolean;
+  joinedAt: Date;
+  /** JOINED or ACTIVE: in the room (a JOINING participant has not joined yet, a DISCONNECTED one has left). */
+  inRoom: boolean;
+}
+
+/** LiveKit did not answer a listing, or answered an error: nothing may be concluded from it. */
+export class LiveKitListingError extends Error {}
 
 export interface JoinGrant {
   livekitRoom: string;
@@ -59,6 +79,32 @@ export class LiveKitGateway {
     }
   }
 
+  /** Every room LiveKit has now. */
+  async listRooms(): Promise<ListedRoom[]> {
+    try {
+      const rooms = await this.rooms.listRooms();
+      return rooms.map((room) => ({ name: room.name, numParticipants: room.numParticipants }));
+    } catch (error) {
+      throw new LiveKitListingError(`ListRooms failed: ${reasonOf(error)}`, { cause: error });
+    }
+  }
+
+  /** The participants LiveKit lists in the room now. */
+  async listParticipants(livekitRoom: string): Promise<ListedParticipant[]> {
+    try {
+      const participants = await this.rooms.listParticipants(livekitRoom);
+      return participants.map((p) => ({
+        sid: p.sid,
+        identity: p.identity,
+        isAgent: p.kind === ParticipantInfo_Kind.AGENT,
+        joinedAt: new Date(p.joinedAtMs > 0n ? Number(p.joinedAtMs) : Number(p.joinedAt) * 1000),
+        inRoom: p.state === ParticipantInfo_State.JOINED || p.state === ParticipantInfo_State.ACTIVE,
+      }));
+    } catch (error) {
+      throw new LiveKitListingError(`ListParticipants of ${livekitRoom} failed: ${reasonOf(error)}`, { cause: error });
+    }
+  }
+
   async joinToken(grant: JoinGrant): Promise<{ token: string; expiresAt: Date }> {
     const token = new AccessToken(this.config.livekit.apiKey, this.config.livekit.apiSecret, {
       identity: grant.identity,
@@ -96,7 +142,7 @@ export class LiveKitGateway {
   }
 
   private unavailable(action: string, error: unknown): ServiceUnavailableError {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = reasonOf(error);
     this.logger.error(
       `LiveKit at ${this.config.livekit.apiUrl} could not ${action}: ${reason} (is a LiveKit server running there? see LIVEKIT_URL)`,
     );
@@ -107,6 +153,8 @@ export class LiveKitGateway {
     );
   }
 }
+
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function isTwirpNotFound(error: unknown): boolean {
   return (

@@ -11,7 +11,15 @@ import type { UsageRollupService } from './usage-rollup.service';
 /** The meter's decisions with its repositories replaced: what it asks them to write, and the ledger lines it decides. */
 describe('ConnectionMeterService', () => {
   const tx = {} as Sql;
-  const room: MeteredRoom = { id: 'room-1', name: 'standup', organization_id: 'org-1', started_at: new Date('2026-01-01T10:00:00Z') };
+  const room: MeteredRoom = {
+    id: 'room-1',
+    name: 'standup',
+    organization_id: 'org-1',
+    started_at: new Date('2026-01-01T10:00:00Z'),
+    settled: false,
+    total_connection_minutes: 0,
+    total_charged_cents: '0',
+  };
   const joinedAt = new Date('2026-01-01T10:00:00Z');
   const connection: OpenConnection = { id: 7, organizationId: 'org-1', roomId: 'room-1', joinedAt, centsPerMinute: 3 };
   const at = (seconds: number) => new Date(joinedAt.getTime() + seconds * 1000);

@@ -134,8 +134,12 @@ export class ConnectionMeterService {
     await (line === 'charge' ? this.ledger.charge(tx, entry) : this.ledger.correctCharge(tx, entry));
   }
 
-  /** The room's totals and its usage slot move by what its connections' charges moved by. */
+  /**
+   * The room's totals and its usage slot move by what its connections' charges moved by. Once the
+   * room's `room.ended` was sent, its customers hear of the change (once per transaction).
+   */
   private async addToRoom(tx: Sql, room: MeteredRoom, minutes: number, cents: number): Promise<void> {
+    if (room.settled) await this.events.emitUsageCorrected(tx, room);
     // Rows of the group are the room's id then its organization's, so they sort (and lock) by room id.
     await this.hot.addToGroup(tx, ROOM_TOTALS_KEY, `${room.id} ${room.organization_id}`, [minutes, cents], (rooms) =>
       this.rooms.addToTotals(
@@ -150,5 +154,8 @@ export class ConnectionMeterService {
   }
 }
 
-/** A locked room, as the meter needs it. */
-export type MeteredRoom = Pick<RoomRow, 'id' | 'name' | 'organization_id' | 'started_at'>;
+/** A locked room, as the meter needs it (its totals and whether it settled as they were when it was locked). */
+export type MeteredRoom = Pick<
+  RoomRow,
+  'id' | 'name' | 'organization_id' | 'started_at' | 'settled' | 'total_connection_minutes' | 'total_charged_cents'
+>;

@@ -10,6 +10,8 @@ import type {
   ICloseQuery,
   ICloseResult,
   IConnectedLanguagesQuery,
+  IMarkSeenQuery,
+  IOpenInRoomsQuery,
   IMoveEndsEarlierParams,
   IMoveEndsEarlierQuery,
   IOpenByIdQuery,
@@ -55,6 +57,18 @@ export interface OpenConnection {
 export interface KnownConnection extends OpenConnection {
   participantSid: string;
   leftAt: Date | null;
+}
+
+/** An open connection, with when LiveKit last listed its participant (null: never). */
+export interface ListedConnection {
+  id: number;
+  organizationId: string;
+  roomId: string;
+  participantSid: string;
+  identity: string;
+  isTranslator: boolean;
+  joinedAt: Date;
+  seenAt: Date | null;
 }
 
 /** The end of a connection, as the meter decided it. */
@@ -137,6 +151,16 @@ const CONNECTED_LANGUAGES = sql<IConnectedLanguagesQuery>`SELECT r.id AS "room_i
     OFFSET 0) c,
   unnest(c.languages) AS l
   GROUP BY r.id`;
+
+// Reconciliation with LiveKit: each room's open connections, with when LiveKit last listed each (the rooms locked).
+const OPEN_IN_ROOMS = sql<IOpenInRoomsQuery>`SELECT c.id, c.organization_id, c.room_id, c.participant_sid, c.identity, c.kind, c.joined_at,
+  c.livekit_seen_at
+  FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[]) AS r(organization_id, id)
+  JOIN connections c ON c.room_id = r.id AND c.organization_id = r.organization_id AND c.left_at IS NULL`;
+
+const MARK_SEEN = sql<IMarkSeenQuery>`UPDATE connections c SET livekit_seen_at = s.at
+  FROM unnest($organizationIds!::uuid[], $ids!::bigint[], $ats!::timestamptz[]) AS s(organization_id, id, at)
+  WHERE c.id = s.id AND c.organization_id = s.organization_id AND c.left_at IS NULL`;
 
 /** Run by every batch of LiveKit events. */
 const CONNECTED_LANGUAGES_PREPARED = prepared('connections_connected_languages', CONNECTED_LANGUAGES);
@@ -258,6 +282,32 @@ export class ConnectionsRepository {
       minutes: Number(row.minutes),
       cents: Number(row.cents),
     }));
+  }
+
+  /** The open connections of these rooms, with when LiveKit last listed each. */
+  async openInRooms(rooms: { organizationId: string; id: string }[], sql: Sql = this.database): Promise<ListedConnection[]> {
+    if (rooms.length === 0) return [];
+    const rows = await sql.rows(OPEN_IN_ROOMS, { organizationIds: rooms.map((r) => r.organizationId), roomIds: rooms.map((r) => r.id) });
+    return rows.map((row) => ({
+      id: Number(row.id),
+      organizationId: row.organization_id,
+      roomId: row.room_id,
+      participantSid: row.participant_sid,
+      identity: row.identity,
+      isTranslator: row.kind === 'translator',
+      joinedAt: row.joined_at,
+      seenAt: row.livekit_seen_at,
+    }));
+  }
+
+  /** LiveKit listed these open connections' participants, each at its `at`. */
+  async markSeen(connections: { organizationId: string; id: number; at: Date }[], sql: Sql = this.database): Promise<void> {
+    if (connections.length === 0) return;
+    await sql.rows(MARK_SEEN, {
+      organizationIds: connections.map((c) => c.organizationId),
+      ids: connections.map((c) => c.id),
+      ats: connections.map((c) => c.at),
+    });
   }
 
   /** By room: the languages its connected people (not the translator) hold, sorted; a room where none are held is left out. */

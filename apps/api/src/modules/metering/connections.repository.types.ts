@@ -202,3 +202,43 @@ export interface IConnectedLanguagesQuery {
   result: IConnectedLanguagesResult;
 }
 
+/** 'OpenInRooms' parameters type */
+export interface IOpenInRoomsParams {
+  organizationIds: stringArray;
+  roomIds: stringArray;
+}
+
+/** 'OpenInRooms' return type */
+export interface IOpenInRoomsResult {
+  id: string;
+  identity: string;
+  joined_at: Date;
+  kind: string | null;
+  livekit_seen_at: Date | null;
+  organization_id: string;
+  participant_sid: string;
+  room_id: string;
+}
+
+/** 'OpenInRooms' query type */
+export interface IOpenInRoomsQuery {
+  params: IOpenInRoomsParams;
+  result: IOpenInRoomsResult;
+}
+
+/** 'MarkSeen' parameters type */
+export interface IMarkSeenParams {
+  ats: DateOrStringArray;
+  ids: NumberOrStringArray;
+  organizationIds: stringArray;
+}
+
+/** 'MarkSeen' return type */
+export type IMarkSeenResult = void;
+
+/** 'MarkSeen' query type */
+export interface IMarkSeenQuery {
+  params: IMarkSeenParams;
+  result: IMarkSeenResult;
+}
+

@@ -57,8 +57,16 @@ export class LiveKitEventsService {
   ) {}
 
   async applyBatch(tx: Sql, payloads: unknown[]): Promise<OutboxJob[]> {
+    return this.applyFacts(tx, payloads.map(readLiveKitEvent));
+  }
+
+  /**
+   * Applies events by their facts: LiveKit's own, or those reconciliation concludes from LiveKit's
+   * lists (a leave or a room's end where it was last seen listed, a join it lists).
+   */
+  async applyFacts(tx: Sql, facts: LiveKitEventFacts[]): Promise<OutboxJob[]> {
     const byRoom = new Map<string, LiveKitEventFacts[]>();
-    for (const event of payloads.map(readLiveKitEvent)) {
+    for (const event of facts) {
       if (!event.livekitRoom) continue;
       const events = byRoom.get(event.livekitRoom);
       if (events) events.push(event);

@@ -20,6 +20,11 @@ describe('RoomSettlementService', () => {
     streaming_mode: null,
     translator_present: false,
     translator_generation: 0,
+    created_at: new Date(0),
+    livekit_seen_at: null,
+    settled: false,
+    total_connection_minutes: 0,
+    total_charged_cents: '0',
   });
 
   let locked: RoomRow | null;

@@ -40,6 +40,11 @@ describe('JoinTokensService', () => {
     streaming_mode: mode,
     translator_present: false,
     translator_generation: 0,
+    created_at: new Date(0),
+    livekit_seen_at: null,
+    settled: false,
+    total_connection_minutes: 0,
+    total_charged_cents: '0',
   });
   const sharedRow = (admitted: boolean, mode: StreamingMode | null = 'mono'): SharedAdmissionRow => ({
     ord: 0,

@@ -27,7 +27,9 @@ import type {
   ILiveRoomIdQuery,
   ILiveRoomQuery,
   ILockByIdQuery,
+  ILiveForReconcileQuery,
   ILockByLivekitNamesQuery,
+  IMarkSeenQuery,
   IMarkSettledQuery,
   IParticipantsQuery,
   IParticipantsResult,
@@ -89,6 +91,14 @@ export interface NewRoom {
   createdByUserId: string;
 }
 
+/** A room the product holds live, as reconciliation with LiveKit reads it. */
+export interface LiveRoomToReconcile {
+  id: string;
+  organizationId: string;
+  livekitName: string;
+  hasOpenConnections: boolean;
+}
+
 export type RoomEndState = Narrowed<IEndStateResult, { status: RoomStatus }>;
 
 const LIVE_NAME_TAKEN = sql<ILiveNameTakenQuery>`SELECT EXISTS (SELECT 1 FROM rooms WHERE organization_id = $organizationId! AND name = $name! AND status <> 'ended')
@@ -119,7 +129,8 @@ const LIVE_ROOM_ID = sql<ILiveRoomIdQuery>`SELECT id FROM rooms WHERE organizati
 const ADMISSION_LOCK = sql<IAdmissionLockQuery>`SELECT pg_advisory_xact_lock(hashtextextended($roomId!, 0))`;
 
 const LIVE_ROOM = sql<ILiveRoomQuery>`SELECT id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode,
-  translator_present, translator_generation
+  translator_present, translator_generation, created_at, livekit_seen_at, settled_at IS NOT NULL AS "settled!",
+  total_connection_minutes, total_charged_cents
   FROM rooms WHERE id = $roomId! AND organization_id = $organizationId! AND status <> 'ended'`;
 
 const SET_MODE = sql<ISetModeQuery>`UPDATE rooms SET streaming_mode = $mode! WHERE id = $roomId! AND organization_id = $organizationId!`;
@@ -309,6 +320,23 @@ export class RoomsRepository {
     return room ? { organizationId: room.organization_id, name: room.name, startedAt: room.started_at, endedAt: room.ended_at } : null;
   }
 
+  /** One page (by id) of the rooms of every organization that have not ended, for reconciliation with LiveKit. */
+  async liveForReconcile(afterId: string, limit: number, sql: Sql = this.database): Promise<LiveRoomToReconcile[]> {
+    const rows = await sql.rows(LIVE_FOR_RECONCILE, { afterId, limit });
+    return rows.map((row) => ({
+      id: row.id,
+      organizationId: row.organization_id,
+      livekitName: row.livekit_name,
+      hasOpenConnections: row.has_open_connections,
+    }));
+  }
+
+  /** LiveKit listed these rooms at `at` (rooms that ended meanwhile are left as they are). */
+  async markSeen(rooms: { organizationId: string; id: string }[], at: Date, sql: Sql = this.database): Promise<void> {
+    if (rooms.length === 0) return;
+    await sql.rows(MARK_SEEN, { organizationIds: rooms.map((r) => r.organizationId), roomIds: rooms.map((r) => r.id), at });
+  }
+
   /** Flips the translator presence of these rooms, each moving to its next generation. */
   async flipTranslatorPresence(rooms: { organizationId: string; id: string }[], sql: Sql = this.database): Promise<void> {
     if (rooms.length === 0) return;
@@ -321,13 +349,15 @@ export class RoomsRepository {
 
 // Lifecycle statements (the methods after "Lifecycle:").
 const LOCK_BY_LIVEKIT_NAMES = sql<ILockByLivekitNamesQuery>`SELECT id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode,
-  translator_present, translator_generation
+  translator_present, translator_generation, created_at, livekit_seen_at, settled_at IS NOT NULL AS "settled!",
+  total_connection_minutes, total_charged_cents
   FROM rooms WHERE livekit_name = ANY($livekitNames!) ORDER BY id FOR NO KEY UPDATE`;
 /** Run by every batch of LiveKit events. */
 const LOCK_BY_LIVEKIT_NAMES_PREPARED = prepared('rooms_lock_by_livekit_names', LOCK_BY_LIVEKIT_NAMES);
 
 const LOCK_BY_ID = sql<ILockByIdQuery>`SELECT id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode,
-  translator_present, translator_generation
+  translator_present, translator_generation, created_at, livekit_seen_at, settled_at IS NOT NULL AS "settled!",
+  total_connection_minutes, total_charged_cents
   FROM rooms WHERE id = $roomId! AND organization_id = $organizationId! FOR NO KEY UPDATE`;
 
 const ACTIVATE = sql<IActivateQuery>`UPDATE rooms r SET status = CASE WHEN c.starts THEN 'active' ELSE r.status END, started_at = c.started_at
@@ -345,6 +375,16 @@ const SETTLING_DUE = sql<ISettlingDueQuery>`SELECT organization_id, id FROM room
 
 const MARK_SETTLED = sql<IMarkSettledQuery>`UPDATE rooms SET settled_at = clock_timestamp()
   WHERE id = $roomId! AND organization_id = $organizationId! AND status = 'ended' AND settled_at IS NULL`;
+
+// Reconciliation with LiveKit: across organizations (one run serves them all; each change is then made
+// under the room's lock, scoped to the organization its row carries). Pages by id through `rooms_live`.
+const LIVE_FOR_RECONCILE = sql<ILiveForReconcileQuery>`SELECT r.id, r.organization_id, r.livekit_name,
+  EXISTS (SELECT 1 FROM connections c WHERE c.room_id = r.id AND c.left_at IS NULL) AS "has_open_connections!"
+  FROM rooms r WHERE r.status <> 'ended' AND r.id > $afterId! ORDER BY r.id LIMIT $limit!`;
+
+const MARK_SEEN = sql<IMarkSeenQuery>`UPDATE rooms r SET livekit_seen_at = $at!
+  FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[]) AS s(organization_id, id)
+  WHERE r.id = s.id AND r.organization_id = s.organization_id AND r.status <> 'ended'`;
 
 const FLIP_TRANSLATOR_PRESENCE = sql<IFlipTranslatorPresenceQuery>`UPDATE rooms r SET translator_present = NOT r.translator_present, translator_generation = r.translator_generation + 1
   FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[]) AS f(organization_id, id) WHERE r.id = f.id AND r.organization_id = f.organization_id`;

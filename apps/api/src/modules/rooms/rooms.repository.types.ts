@@ -259,14 +259,19 @@ export interface ILiveRoomParams {
 
 /** 'LiveRoom' return type */
 export interface ILiveRoomResult {
+  created_at: Date;
   ended_at: Date | null;
   id: string;
   livekit_name: string;
+  livekit_seen_at: Date | null;
   name: string;
   organization_id: string;
+  settled: boolean;
   started_at: Date | null;
   status: string;
   streaming_mode: string | null;
+  total_charged_cents: string;
+  total_connection_minutes: number;
   translator_generation: number;
   translator_present: boolean;
 }
@@ -300,14 +305,19 @@ export interface ILockByLivekitNamesParams {
 
 /** 'LockByLivekitNames' return type */
 export interface ILockByLivekitNamesResult {
+  created_at: Date;
   ended_at: Date | null;
   id: string;
   livekit_name: string;
+  livekit_seen_at: Date | null;
   name: string;
   organization_id: string;
+  settled: boolean;
   started_at: Date | null;
   status: string;
   streaming_mode: string | null;
+  total_charged_cents: string;
+  total_connection_minutes: number;
   translator_generation: number;
   translator_present: boolean;
 }
@@ -326,14 +336,19 @@ export interface ILockByIdParams {
 
 /** 'LockById' return type */
 export interface ILockByIdResult {
+  created_at: Date;
   ended_at: Date | null;
   id: string;
   livekit_name: string;
+  livekit_seen_at: Date | null;
   name: string;
   organization_id: string;
+  settled: boolean;
   started_at: Date | null;
   status: string;
   streaming_mode: string | null;
+  total_charged_cents: string;
+  total_connection_minutes: number;
   translator_generation: number;
   translator_present: boolean;
 }
@@ -410,6 +425,42 @@ export type IMarkSettledResult = void;
 export interface IMarkSettledQuery {
   params: IMarkSettledParams;
   result: IMarkSettledResult;
+}
+
+/** 'LiveForReconcile' parameters type */
+export interface ILiveForReconcileParams {
+  afterId: string;
+  limit: NumberOrString;
+}
+
+/** 'LiveForReconcile' return type */
+export interface ILiveForReconcileResult {
+  has_open_connections: boolean;
+  id: string;
+  livekit_name: string;
+  organization_id: string;
+}
+
+/** 'LiveForReconcile' query type */
+export interface ILiveForReconcileQuery {
+  params: ILiveForReconcileParams;
+  result: ILiveForReconcileResult;
+}
+
+/** 'MarkSeen' parameters type */
+export interface IMarkSeenParams {
+  at: DateOrString;
+  organizationIds: stringArray;
+  roomIds: stringArray;
+}
+
+/** 'MarkSeen' return type */
+export type IMarkSeenResult = void;
+
+/** 'MarkSeen' query type */
+export interface IMarkSeenQuery {
+  params: IMarkSeenParams;
+  result: IMarkSeenResult;
 }
 
 /** 'FlipTranslatorPresence' parameters type */
