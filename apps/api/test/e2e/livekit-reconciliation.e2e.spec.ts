@@ -264,3 +264,40 @@ function room0(): string {
   counter += 1;
   return `${process.pid}-${counter}`;
 }
+
+describe('reconciliation with LiveKit, on its own schedule', () => {
+  const TOKEN = 'metrics-token-for-reconciliation';
+  let h: RoomsHarness;
+  beforeAll(async () => {
+    h = await startRoomsHarness({ LIVEKIT_RECONCILE_SECONDS: '5', METRICS_TOKEN: TOKEN });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('runs every LIVEKIT_RECONCILE_SECONDS by itself, ends a room LiveKit lost, and counts it in the metrics', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    await token(h, org, room.name, { identity: 'jo', languages: ['en'] }).expect(201);
+    const jo = h.livekit.addParticipant(room.livekitName, { identity: 'jo', joinedAtMs: Date.now() - 90_000 });
+    await webhook(h, events.participantJoined(room.livekitName, jo)).expect(200);
+    await settled(h);
+    h.livekit.removeRoom(room.livekitName);
+
+    // Within two periods (and a little for the run itself), without anyone asking.
+    const deadline = Date.now() + 2 * 5_000 + 3_000;
+    let status = 'active';
+    while (status !== 'ended' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      status = ((await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth).expect(200)).body as { status: string }).status;
+    }
+    expect(status).toBe('ended');
+    expect(h.livekit.callsOf('ListRooms').length).toBeGreaterThanOrEqual(1);
+
+    const metrics = (await h.t.http().get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200)).text;
+    expect(metrics).toMatch(/livekit_reconcile_runs_total\{outcome="ok"\} [1-9]/);
+    expect(metrics).toMatch(/livekit_reconcile_changes_total\{change="room_ended"\} 1\b/);
+    expect(metrics).toMatch(/livekit_reconcile_changes_total\{change="connection_ended"\} 1\b/);
+    expect(metrics).toMatch(/periodic_job_runs_total\{job="livekit.reconcile",outcome="ok"\} [1-9]/);
+  });
+});
