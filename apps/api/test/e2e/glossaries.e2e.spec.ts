@@ -264,6 +264,47 @@ describe('Glossaries', () => {
     expect((await http().get(`/v1/glossaries/${id}`).set(org.auth)).body).toMatchObject({ entry_count: 0, languages: [] });
   });
 
+  it('exports terms a spreadsheet would run as formulas behind a quote, and imports the export back to the same entries', async () => {
+    const org = await createOrganization(h.t);
+    const entries: Entry[] = [
+      { terms: { en: '=HYPERLINK("http://evil.example","click")', es: 'enlace' } },
+      { terms: { en: '+1 555', es: '-ish' } },
+      { terms: { en: '@SUM(A1)' }, do_not_translate: true },
+      // Terms that genuinely begin with a quote: before a formula character it is escaped too, else left alone.
+      { terms: { en: "'=already quoted", es: "'tis" } },
+    ];
+    const source = await glossary(org, { entries });
+    const expected = await entriesOf(org, source.id);
+    expect(expected.map((entry) => entry.terms)).toEqual(entries.map((entry) => entry.terms));
+
+    const csv = await exported(org, source.id, 'csv');
+    expect(csv.text).toBe(
+      'en,es,do_not_translate\r\n' +
+        `"'=HYPERLINK(""http://evil.example"",""click"")",enlace,false\r\n` +
+        `"'+1 555","'-ish",false\r\n` +
+        `"'@SUM(A1)",,true\r\n` +
+        `"''=already quoted",'tis,false\r\n`,
+    );
+    const tsv = await exported(org, source.id, 'tsv');
+    expect(tsv.text).toBe(
+      'en\tes\tdo_not_translate\r\n' +
+        `"'=HYPERLINK(""http://evil.example"",""click"")"\tenlace\tfalse\r\n` +
+        `"'+1 555"\t"'-ish"\tfalse\r\n` +
+        `"'@SUM(A1)"\t\ttrue\r\n` +
+        `"''=already quoted"\t'tis\tfalse\r\n`,
+    );
+
+    for (const [text, type] of [
+      [csv.text, 'text/csv'],
+      [tsv.text, 'text/tab-separated-values'],
+    ] as const) {
+      const { id } = await glossary(org, { name: `from ${type}` });
+      expect((await putText(org, id, type, text)).body).toEqual({ entry_count: 4 });
+      expect(await entriesOf(org, id)).toEqual(expected);
+      expect((await exported(org, id, 'csv')).text).toBe(csv.text);
+    }
+  });
+
   it('holds 10,000 entries per glossary (a 10,000-row CSV in one statement) and 100 glossaries per organization', async () => {
     const org = await createOrganization(h.t);
     const { id } = await glossary(org);

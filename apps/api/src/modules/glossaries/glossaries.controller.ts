@@ -44,7 +44,9 @@ const CSV_EXAMPLE = 'en,es,do_not_translate\r\nforward,adelante,false\r\nAcme,,t
 const TSV_EXAMPLE = 'en\tes\r\nforward\tadelante\r\n';
 const TEXT_DESCRIPTION =
   'UTF-8, at most 1 MiB: a header row of language codes, optionally the column `do_not_translate` (`true`/`false`), one entry per ' +
-  'row, empty cells skipped. Fields are quoted as in RFC 4180 (for TSV too) when they hold the delimiter, a quote or a line break.';
+  'row, empty cells skipped. Fields are quoted as in RFC 4180 (for TSV too) when they hold the delimiter, a quote or a line break. ' +
+  "A term a spreadsheet would run as a formula (beginning with `=`, `+`, `-`, `@`, a tab or a carriage return, or with `'` and then " +
+  "one of them) is exported quoted, behind one `'`; an import takes that one `'` off such a cell (`'=x` is the term `=x`).";
 
 const PAGE_OF_ENTRIES = {
   type: 'object',
