@@ -305,6 +305,53 @@ describe('Glossaries', () => {
     }
   });
 
+  it('refuses a CSV or TSV import whose bytes are not UTF-8 with 422 naming the line, and keeps the entries', async () => {
+    const org = await createOrganization(h.t);
+    const { id } = await glossary(org, { entries: [{ terms: { en: 'old', fr: 'vieux' } }] });
+    const before = await revision(org);
+    // Latin-1 é (0xE9) on line 3: a UTF-8 reader would have stored U+FFFD.
+    const latin1 = Buffer.concat([
+      Buffer.from('en,fr\r\nstreet,rue\r\ncafe,caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('\r\ntea,th\u00e9\r\n'),
+    ]);
+    for (const [type, body] of [
+      ['text/csv', latin1],
+      ['text/csv; charset=utf-8', latin1],
+      ['text/tab-separated-values', Buffer.from(latin1.toString('latin1').replaceAll(',', '\t'), 'latin1')],
+    ] as const) {
+      const res = await http().put(`/v1/glossaries/${id}/entries`).set(org.auth).set('Content-Type', type).send(body);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({
+        detail: [
+          {
+            loc: ['body', 3],
+            type: 'string_unicode',
+            msg: 'Line 3: the text is not valid UTF-8; send the file encoded as UTF-8.',
+            input: null,
+            ctx: {},
+          },
+        ],
+      });
+    }
+    const declaredLatin1 = await http()
+      .put(`/v1/glossaries/${id}/entries`)
+      .set(org.auth)
+      .set('Content-Type', 'text/csv; charset=ISO-8859-1')
+      .send(latin1);
+    expect(declaredLatin1.status).toBe(415);
+    expect(declaredLatin1.body).toEqual({ detail: expect.stringContaining('UTF-8') });
+
+    expect(await entriesOf(org, id)).toEqual([
+      { terms: { en: 'old', fr: 'vieux' }, do_not_translate: false, case_sensitive: false, sounds_like: {} },
+    ]);
+    expect(await revision(org)).toBe(before);
+
+    const utf8 = await putText(org, id, 'text/csv', 'en,fr\r\ncoffee,caf\u00e9\r\n');
+    expect(utf8.body).toEqual({ entry_count: 1 });
+    expect((await entriesOf(org, id)).map((entry) => entry.terms)).toEqual([{ en: 'coffee', fr: 'caf\u00e9' }]);
+  });
+
   it('holds 10,000 entries per glossary (a 10,000-row CSV in one statement) and 100 glossaries per organization', async () => {
     const org = await createOrganization(h.t);
     const { id } = await glossary(org);
