@@ -62,6 +62,7 @@ describe('RoomsRepository, lifecycle', () => {
         name: expect.any(String),
         livekit_name: b.livekitName,
         status: 'active',
+        created_at: expect.any(Date),
         started_at: new Date('2025-03-01T10:00:00.000Z'),
         ended_at: null,
         streaming_mode: null,

@@ -214,6 +214,7 @@ describe('RoomsRepository', () => {
         name: 'locked',
         livekit_name: room.livekitName,
         status: 'created',
+        created_at: expect.any(Date),
         started_at: null,
         ended_at: null,
         streaming_mode: null,

@@ -15,6 +15,7 @@ describe('RoomSettlementService', () => {
     name: 'standup',
     livekit_name: 'org-1.standup',
     status,
+    created_at: new Date(0),
     started_at: new Date(0),
     ended_at: status === 'ended' ? new Date(60_000) : null,
     streaming_mode: null,

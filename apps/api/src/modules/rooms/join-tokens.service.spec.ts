@@ -35,6 +35,7 @@ describe('JoinTokensService', () => {
     name: 'standup',
     livekit_name: 'org-1.standup',
     status: 'active',
+    created_at: new Date(0),
     started_at: new Date(0),
     ended_at: null,
     streaming_mode: mode,

@@ -118,7 +118,7 @@ const LIVE_ROOM_ID = sql<ILiveRoomIdQuery>`SELECT id FROM rooms WHERE organizati
 
 const ADMISSION_LOCK = sql<IAdmissionLockQuery>`SELECT pg_advisory_xact_lock(hashtextextended($roomId!, 0))`;
 
-const LIVE_ROOM = sql<ILiveRoomQuery>`SELECT id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode,
+const LIVE_ROOM = sql<ILiveRoomQuery>`SELECT id, organization_id, name, livekit_name, status, created_at, started_at, ended_at, streaming_mode,
   translator_present, translator_generation
   FROM rooms WHERE id = $roomId! AND organization_id = $organizationId! AND status <> 'ended'`;
 
@@ -320,13 +320,13 @@ export class RoomsRepository {
 }
 
 // Lifecycle statements (the methods after "Lifecycle:").
-const LOCK_BY_LIVEKIT_NAMES = sql<ILockByLivekitNamesQuery>`SELECT id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode,
+const LOCK_BY_LIVEKIT_NAMES = sql<ILockByLivekitNamesQuery>`SELECT id, organization_id, name, livekit_name, status, created_at, started_at, ended_at, streaming_mode,
   translator_present, translator_generation
   FROM rooms WHERE livekit_name = ANY($livekitNames!) ORDER BY id FOR NO KEY UPDATE`;
 /** Run by every batch of LiveKit events. */
 const LOCK_BY_LIVEKIT_NAMES_PREPARED = prepared('rooms_lock_by_livekit_names', LOCK_BY_LIVEKIT_NAMES);
 
-const LOCK_BY_ID = sql<ILockByIdQuery>`SELECT id, organization_id, name, livekit_name, status, started_at, ended_at, streaming_mode,
+const LOCK_BY_ID = sql<ILockByIdQuery>`SELECT id, organization_id, name, livekit_name, status, created_at, started_at, ended_at, streaming_mode,
   translator_present, translator_generation
   FROM rooms WHERE id = $roomId! AND organization_id = $organizationId! FOR NO KEY UPDATE`;
 

@@ -259,6 +259,7 @@ export interface ILiveRoomParams {
 
 /** 'LiveRoom' return type */
 export interface ILiveRoomResult {
+  created_at: Date;
   ended_at: Date | null;
   id: string;
   livekit_name: string;
@@ -300,6 +301,7 @@ export interface ILockByLivekitNamesParams {
 
 /** 'LockByLivekitNames' return type */
 export interface ILockByLivekitNamesResult {
+  created_at: Date;
   ended_at: Date | null;
   id: string;
   livekit_name: string;
@@ -326,6 +328,7 @@ export interface ILockByIdParams {
 
 /** 'LockById' return type */
 export interface ILockByIdResult {
+  created_at: Date;
   ended_at: Date | null;
   id: string;
   livekit_name: string;
