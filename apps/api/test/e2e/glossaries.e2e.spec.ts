@@ -264,6 +264,94 @@ describe('Glossaries', () => {
     expect((await http().get(`/v1/glossaries/${id}`).set(org.auth)).body).toMatchObject({ entry_count: 0, languages: [] });
   });
 
+  it('exports terms a spreadsheet would run as formulas behind a quote, and imports the export back to the same entries', async () => {
+    const org = await createOrganization(h.t);
+    const entries: Entry[] = [
+      { terms: { en: '=HYPERLINK("http://evil.example","click")', es: 'enlace' } },
+      { terms: { en: '+1 555', es: '-ish' } },
+      { terms: { en: '@SUM(A1)' }, do_not_translate: true },
+      // Terms that genuinely begin with a quote: before a formula character it is escaped too, else left alone.
+      { terms: { en: "'=already quoted", es: "'tis" } },
+    ];
+    const source = await glossary(org, { entries });
+    const expected = await entriesOf(org, source.id);
+    expect(expected.map((entry) => entry.terms)).toEqual(entries.map((entry) => entry.terms));
+
+    const csv = await exported(org, source.id, 'csv');
+    expect(csv.text).toBe(
+      'en,es,do_not_translate\r\n' +
+        `"'=HYPERLINK(""http://evil.example"",""click"")",enlace,false\r\n` +
+        `"'+1 555","'-ish",false\r\n` +
+        `"'@SUM(A1)",,true\r\n` +
+        `"''=already quoted",'tis,false\r\n`,
+    );
+    const tsv = await exported(org, source.id, 'tsv');
+    expect(tsv.text).toBe(
+      'en\tes\tdo_not_translate\r\n' +
+        `"'=HYPERLINK(""http://evil.example"",""click"")"\tenlace\tfalse\r\n` +
+        `"'+1 555"\t"'-ish"\tfalse\r\n` +
+        `"'@SUM(A1)"\t\ttrue\r\n` +
+        `"''=already quoted"\t'tis\tfalse\r\n`,
+    );
+
+    for (const [text, type] of [
+      [csv.text, 'text/csv'],
+      [tsv.text, 'text/tab-separated-values'],
+    ] as const) {
+      const { id } = await glossary(org, { name: `from ${type}` });
+      expect((await putText(org, id, type, text)).body).toEqual({ entry_count: 4 });
+      expect(await entriesOf(org, id)).toEqual(expected);
+      expect((await exported(org, id, 'csv')).text).toBe(csv.text);
+    }
+  });
+
+  it('refuses a CSV or TSV import whose bytes are not UTF-8 with 422 naming the line, and keeps the entries', async () => {
+    const org = await createOrganization(h.t);
+    const { id } = await glossary(org, { entries: [{ terms: { en: 'old', fr: 'vieux' } }] });
+    const before = await revision(org);
+    // Latin-1 é (0xE9) on line 3: a UTF-8 reader would have stored U+FFFD.
+    const latin1 = Buffer.concat([
+      Buffer.from('en,fr\r\nstreet,rue\r\ncafe,caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('\r\ntea,th\u00e9\r\n'),
+    ]);
+    for (const [type, body] of [
+      ['text/csv', latin1],
+      ['text/csv; charset=utf-8', latin1],
+      ['text/tab-separated-values', Buffer.from(latin1.toString('latin1').replaceAll(',', '\t'), 'latin1')],
+    ] as const) {
+      const res = await http().put(`/v1/glossaries/${id}/entries`).set(org.auth).set('Content-Type', type).send(body);
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual({
+        detail: [
+          {
+            loc: ['body', 3],
+            type: 'string_unicode',
+            msg: 'Line 3: the text is not valid UTF-8; send the file encoded as UTF-8.',
+            input: null,
+            ctx: {},
+          },
+        ],
+      });
+    }
+    const declaredLatin1 = await http()
+      .put(`/v1/glossaries/${id}/entries`)
+      .set(org.auth)
+      .set('Content-Type', 'text/csv; charset=ISO-8859-1')
+      .send(latin1);
+    expect(declaredLatin1.status).toBe(415);
+    expect(declaredLatin1.body).toEqual({ detail: expect.stringContaining('UTF-8') });
+
+    expect(await entriesOf(org, id)).toEqual([
+      { terms: { en: 'old', fr: 'vieux' }, do_not_translate: false, case_sensitive: false, sounds_like: {} },
+    ]);
+    expect(await revision(org)).toBe(before);
+
+    const utf8 = await putText(org, id, 'text/csv', 'en,fr\r\ncoffee,caf\u00e9\r\n');
+    expect(utf8.body).toEqual({ entry_count: 1 });
+    expect((await entriesOf(org, id)).map((entry) => entry.terms)).toEqual([{ en: 'coffee', fr: 'caf\u00e9' }]);
+  });
+
   it('holds 10,000 entries per glossary (a 10,000-row CSV in one statement) and 100 glossaries per organization', async () => {
     const org = await createOrganization(h.t);
     const { id } = await glossary(org);

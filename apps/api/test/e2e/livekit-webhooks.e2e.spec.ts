@@ -290,6 +290,55 @@ describe('LiveKit webhooks', () => {
     expect(credit.body.credit_cents).toBe(10_000 - ended.body.total_charged_cents);
   });
 
+  it('applies a room_finished stamped before the room was created as a no-op: the room stays live and nothing is billed', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    await token(h, org, room.name, { languages: ['en'], identity: 'ann' }).expect(201);
+    const createdAt = Date.parse((await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth)).body.created_at as string) / 1000;
+    const joined = Math.ceil(createdAt) + 1;
+    const ann = { identity: 'ann', sid: 'PA_ann', joinedAt: String(joined) };
+    await webhook(h, events.participantJoined(room.livekitName, ann, { createdAt: joined })).expect(200);
+    await settled(h);
+
+    // About an earlier LiveKit room of the same name, or a bad clock: an hour before this room existed.
+    const stale = events.roomFinished(room.livekitName, { createdAt: Math.floor(createdAt) - 3600 });
+    await webhook(h, stale).expect(200);
+    await settled(h);
+    const [applied] = (await h.t.db.query(`SELECT processed_at FROM inbound_events WHERE event_id = $1`, [stale.id])) as {
+      processed_at: Date | null;
+    }[];
+    expect(applied.processed_at).not.toBeNull();
+    const live = (await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth)).body;
+    expect(live).toMatchObject({ status: 'active', ended_at: null, total_connection_minutes: 0, total_charged_cents: 0 });
+    expect(live.participants).toEqual([expect.objectContaining({ participant_identity: 'ann', left_at: null, charged_cents: null })]);
+    expect((await h.t.http().get('/v1/billing/credit').set(org.auth)).body.credit_cents).toBe(10_000);
+
+    // The call goes on: Ann leaves after 4 min 50 s, then the room finishes; five started minutes.
+    await webhook(h, events.participantLeft(room.livekitName, ann, { createdAt: joined + 290 })).expect(200);
+    await webhook(h, events.roomFinished(room.livekitName, { createdAt: joined + 300 })).expect(200);
+    await settled(h);
+    const ended = (await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth)).body;
+    const fiveMinutes = 5 * h.t.config.rates.participantCentsPerMinute;
+    expect(ended).toMatchObject({
+      status: 'ended',
+      ended_at: new Date((joined + 300) * 1000).toISOString(),
+      total_connection_minutes: 5,
+      total_charged_cents: fiveMinutes,
+    });
+    expect((await h.t.http().get('/v1/billing/credit').set(org.auth)).body.credit_cents).toBe(10_000 - fiveMinutes);
+  });
+
+  it('ends a room by a room_finished stamped in the whole second the room was created in', async () => {
+    const org = await createOrganization(h.t);
+    const room = await createRoom(h, org);
+    const createdAt = (await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth)).body.created_at as string;
+    // LiveKit stamps events in whole seconds: 12:00:00 may report a finish at 12:00:00.700.
+    await webhook(h, events.roomFinished(room.livekitName, { createdAt: Math.floor(Date.parse(createdAt) / 1000) })).expect(200);
+    await settled(h);
+    const ended = (await h.t.http().get(`/v1/rooms/${room.id}`).set(org.auth)).body;
+    expect(ended).toMatchObject({ status: 'ended', ended_at: createdAt });
+  });
+
   it('ignores events of rooms it does not know', async () => {
     await webhook(h, events.participantJoined('someone-elses-room', 'x')).expect(200);
     await settled(h);

@@ -105,6 +105,8 @@ describe('billing invariants under random joins, leaves, reconnects, room ends, 
       rooms.push({ ...room, ended: false, open: new Map<number, { sid: string; joinedAt: number }>() });
     }
     let clock = Math.floor(Date.now() / 1000) - 86_400;
+    // The calls play out a day ago: so did the rooms' creation (a room cannot finish before it was created).
+    await h.t.db.query(`UPDATE rooms SET created_at = to_timestamp($2) WHERE id = ANY($1)`, [rooms.map((room) => room.id), clock]);
     let sidCounter = 0;
     const outgoing: (() => Promise<unknown>)[] = [];
     const paidSessions = new Set<string>();

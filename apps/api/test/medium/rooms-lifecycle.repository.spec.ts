@@ -62,11 +62,16 @@ describe('RoomsRepository, lifecycle', () => {
         name: expect.any(String),
         livekit_name: b.livekitName,
         status: 'active',
+        created_at: expect.any(Date),
         started_at: new Date('2025-03-01T10:00:00.000Z'),
         ended_at: null,
         streaming_mode: null,
         translator_present: false,
         translator_generation: 0,
+        livekit_seen_at: null,
+        settled: false,
+        total_connection_minutes: 0,
+        total_charged_cents: 0,
       });
       expect(await lockable(a.id)).toBe(false);
       expect(await lockable(b.id)).toBe(false);

@@ -1,4 +1,4 @@
-import { parseGlossaryText, type GlossaryEntry } from '@app/domain';
+import { decodeGlossaryText, parseGlossaryText, type GlossaryEntry } from '@app/domain';
 
 export type GlossaryFileResult = { ok: true; entries: GlossaryEntry[] } | { ok: false; problem: string };
 
@@ -6,9 +6,10 @@ export type GlossaryFileResult = { ok: true; entries: GlossaryEntry[] } | { ok: 
  * A glossary file for `translate:file --glossary`, read exactly as the API imports one: TSV when its
  * name ends in `.tsv` or `.tab`, CSV otherwise. A problem names its line as the API's 422 does.
  */
-export function glossaryFromFile(text: string, fileName: string): GlossaryFileResult {
+export function glossaryFromFile(bytes: Uint8Array, fileName: string): GlossaryFileResult {
   const format = /\.(tsv|tab)$/i.test(fileName) ? 'tsv' : 'csv';
-  const parsed = parseGlossaryText(text, format);
+  const text = decodeGlossaryText(bytes);
+  const parsed = text.ok ? parseGlossaryText(text.value, format) : text;
   if (parsed.ok) return { ok: true, entries: parsed.value };
   const problems = parsed.error.map((issue) => `line ${issue.loc[0] ?? '?'}: ${issue.msg}`);
   return { ok: false, problem: `not a glossary (${format.toUpperCase()}): ${problems.slice(0, 5).join('; ')}` };

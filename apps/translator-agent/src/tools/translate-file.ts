@@ -164,13 +164,13 @@ async function glossariesToApply(
     },
   });
   if (args.glossary !== undefined) {
-    let text;
+    let bytes;
     try {
-      text = readFileSync(args.glossary, 'utf8');
+      bytes = readFileSync(args.glossary);
     } catch (error) {
       fail(`--glossary ${args.glossary}: ${(error as Error).message}`);
     }
-    const parsed = glossaryFromFile(text, args.glossary);
+    const parsed = glossaryFromFile(bytes, args.glossary);
     if (!parsed.ok) fail(`--glossary ${args.glossary}: ${parsed.problem}`);
     return counted(compileRoomGlossaries([parsed.entries], languages, 0), 'file');
   }

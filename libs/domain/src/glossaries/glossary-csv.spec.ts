@@ -109,6 +109,48 @@ describe('formatGlossaryText', () => {
     }
   });
 
+  // OWASP "CSV Injection": a spreadsheet runs a cell that begins with = + - @, a tab or a carriage return.
+  const formulaLike = ['=HYPERLINK("http://x","y")', '+1', '-ish', '@SUM(A1)', "'=x", "''+y", "'-"];
+
+  it('writes a term a spreadsheet would run as a formula with a quote before it, quoted', () => {
+    expect(formatGlossaryText([entry({ en: '=1+2', es: "'=1+2" }), entry({ en: '-ish', es: '@here' })], 'csv')).toBe(
+      `en,es\r\n"'=1+2","''=1+2"\r\n"'-ish","'@here"\r\n`,
+    );
+    expect(formatGlossaryText([entry({ en: '+a', de: 'Smith, "J"' })], 'tsv')).toBe(`de\ten\r\n"Smith, ""J"""\t"'+a"\r\n`);
+  });
+
+  it('leaves a term alone whose quotes are not followed by a formula character, or that has one later', () => {
+    expect(formatGlossaryText([entry({ en: "'tis", es: 'a=b' }), entry({ en: "'", es: 'x-y' })], 'csv')).toBe(
+      `en,es\r\n'tis,a=b\r\n',x-y\r\n`,
+    );
+  });
+
+  it('writes no cell a spreadsheet would run', () => {
+    for (const format of ['csv', 'tsv'] as const) {
+      const text = formatGlossaryText([entry({ en: 'plain' }), ...formulaLike.map((term) => entry({ en: term }))], format);
+      const cells = text.split('\r\n').slice(1, -1);
+      expect(cells).toHaveLength(formulaLike.length + 1);
+      for (const cell of cells) expect(cell.replace(/^"/, '')).not.toMatch(/^[=+\-@\t\r]/);
+    }
+  });
+
+  it('round-trips formula-like terms, and terms that begin with the quote itself', () => {
+    const tricky = [...formulaLike.map((term) => entry({ en: term, es: `${term} es` })), entry({ en: "'tis", es: "''" })];
+    for (const format of ['csv', 'tsv'] as const) {
+      const text = formatGlossaryText(tricky, format);
+      expect(parseGlossaryText(text, format)).toEqual({ ok: true, value: tricky });
+      expect(formatGlossaryText(entriesOf(text, format), format)).toBe(text);
+    }
+  });
+
+  it('reads a cell an export escaped without its quote, and any other cell as written', () => {
+    expect(entriesOf(`en,es\n'=x,''=y\n=x2,'tis\n'@z,'\n`)).toEqual([
+      entry({ en: '=x', es: "'=y" }),
+      entry({ en: '=x2', es: "'tis" }),
+      entry({ en: '@z', es: "'" }),
+    ]);
+  });
+
   it('parses 10,000 rows quickly', () => {
     const many = Array.from({ length: 10_000 }, (_, i) => entry({ en: `term ${i}`, es: `término ${i}` }));
     const text = formatGlossaryText(many, 'csv');

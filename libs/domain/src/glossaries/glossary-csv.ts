@@ -8,6 +8,10 @@ import { duplicateTermIssues, validateGlossaryEntry, type GlossaryEntry } from '
  * skipped. Fields follow RFC 4180 (a field holding the delimiter, a quote or a line break is quoted,
  * a quote doubled), for TSV too, so that any term survives a round trip. `case_sensitive` and
  * `sounds_like` have no column: an export leaves them out and an import sets their defaults.
+ *
+ * Formula cells (OWASP "CSV Injection"): a spreadsheet runs a cell that begins with `=`, `+`, `-`,
+ * `@`, a tab or a carriage return. An export writes such a term with a `'` before it, quoted; an
+ * import takes exactly that `'` off again (see `formulaSafe`/`fromFormulaSafe`).
  */
 export type GlossaryTextFormat = 'csv' | 'tsv';
 
@@ -81,7 +85,7 @@ export function formatGlossaryText(entries: readonly GlossaryEntry[], format: Gl
   const header = withFlag ? [...codes, DO_NOT_TRANSLATE_COLUMN] : codes;
   const lines = [header.map((cell) => quoted(cell, delimiter)).join(delimiter)];
   for (const entry of entries) {
-    const cells = codes.map((code) => (Object.hasOwn(entry.terms, code) ? quoted(entry.terms[code], delimiter) : ''));
+    const cells = codes.map((code) => (Object.hasOwn(entry.terms, code) ? termCell(entry.terms[code], delimiter) : ''));
     if (withFlag) cells.push(String(entry.doNotTranslate));
     lines.push(cells.join(delimiter));
   }
@@ -138,7 +142,7 @@ function rowInput(row: TextRecord, columns: readonly Column[], issues: FieldIssu
     const column = columns[index];
     if (cell.trim() === '') return;
     if (column.kind === 'term') {
-      terms[column.name] = cell;
+      terms[column.name] = fromFormulaSafe(cell);
       return;
     }
     // Any case: spreadsheets write TRUE and FALSE when they save a file.
@@ -254,6 +258,34 @@ function tokenize(text: string, delimiter: string): Result<TextRecord[], FieldIs
   }
   if (cell !== '' || cells.length > 0 || !atFieldStart) endRecord();
   return { ok: true, value: records };
+}
+
+/**
+ * A term a spreadsheet could take for a formula: one that begins with a formula character, or with
+ * quotes and then one (`'=x`, so that it keeps its own quote through the round trip).
+ */
+const FORMULA_LIKE = /^'*[=+\-@\t\r]/;
+/** A cell as `formulaSafe` writes it: a quote, then a formula-like term. */
+const ESCAPED_FORMULA = /^'+[=+\-@\t\r]/;
+
+/**
+ * The cell an export writes for a term: `'` before a formula-like term (`=x` → `'=x`, `'=x` →
+ * `''=x`), anything else as it is (`'tis`). `fromFormulaSafe` undoes exactly this, so every term
+ * round-trips; a cell no export writes (`=x` typed by hand) is read as written.
+ */
+function formulaSafe(term: string): string {
+  return FORMULA_LIKE.test(term) ? `'${term}` : term;
+}
+
+/** The term of a cell an import reads: the inverse of `formulaSafe` (`'=x` → `=x`, `''=x` → `'=x`). */
+function fromFormulaSafe(cell: string): string {
+  return ESCAPED_FORMULA.test(cell) ? cell.slice(1) : cell;
+}
+
+/** A term's field: formula-safe, and quoted when escaped (as OWASP advises) or when RFC 4180 needs it. */
+function termCell(term: string, delimiter: string): string {
+  const cell = formulaSafe(term);
+  return cell === term ? quoted(cell, delimiter) : `"${cell.replaceAll('"', '""')}"`;
 }
 
 function quoted(cell: string, delimiter: string): string {

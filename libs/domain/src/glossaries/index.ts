@@ -5,3 +5,4 @@ export * from './sounds-like';
 export * from './protected-terms';
 export * from './glossary-csv';
 export * from './phrase-starts';
+export * from './glossary-text-bytes';

@@ -21,6 +21,9 @@ const isGlossaryBulk = (request: IncomingMessage) =>
   (request.method === 'POST' && GLOSSARY_CREATE_PATH.test(request.url ?? '')) ||
   (request.method === 'PUT' && GLOSSARY_ENTRIES_PATH.test(request.url ?? ''));
 const mediaTypeOf = (request: IncomingMessage) => (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+/** A CSV/TSV import (`PUT /v1/glossaries/{id}/entries`): its bytes are kept, to be decoded strictly as UTF-8. */
+const GLOSSARY_TEXT_MEDIA_TYPES = new Set(['text/csv', 'text/tab-separated-values']);
+const isGlossaryImport = (request: IncomingMessage) => request.method === 'PUT' && GLOSSARY_TEXT_MEDIA_TYPES.has(mediaTypeOf(request));
 /** As body-parser decides it: a request has a body when it says how long it is or that it is chunked. */
 const hasBody = (request: IncomingMessage) =>
   request.headers['transfer-encoding'] !== undefined || request.headers['content-length'] !== undefined;
@@ -63,6 +66,8 @@ export function readBodies(config: AppConfig): RequestHandler {
   const glossaryLimit = Math.max(bodyLimitBytes, GLOSSARY_BODY_LIMIT_BYTES);
   const glossaryJson = json({ limit: glossaryLimit, strict: false, type: always });
   const glossaryText = text({ limit: glossaryLimit, type: always, defaultCharset: 'utf-8' });
+  // Not text(): it would turn bytes that are not UTF-8 into U+FFFD (the controller decodes them strictly).
+  const glossaryBytes = raw({ limit: glossaryLimit, type: always });
   return (request, response, next) => {
     if (refusedEncodedBody(request, response)) return;
     if (!hasBody(request)) return next();
@@ -90,6 +95,7 @@ export function readBodies(config: AppConfig): RequestHandler {
     };
     if (webhook) return webhookBytes(request, response, done);
     if (glossary) {
+      if (isGlossaryImport(request)) return glossaryBytes(request, response, done);
       if (mediaTypeOf(request) !== 'application/json') return glossaryText(request, response, done);
       return glossaryJson(request, response, (error?: unknown) => done(error ?? reservedKeysRefusal(request.body)));
     }

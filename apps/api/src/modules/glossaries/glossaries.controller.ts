@@ -44,7 +44,9 @@ const CSV_EXAMPLE = 'en,es,do_not_translate\r\nforward,adelante,false\r\nAcme,,t
 const TSV_EXAMPLE = 'en\tes\r\nforward\tadelante\r\n';
 const TEXT_DESCRIPTION =
   'UTF-8, at most 1 MiB: a header row of language codes, optionally the column `do_not_translate` (`true`/`false`), one entry per ' +
-  'row, empty cells skipped. Fields are quoted as in RFC 4180 (for TSV too) when they hold the delimiter, a quote or a line break.';
+  'row, empty cells skipped. Fields are quoted as in RFC 4180 (for TSV too) when they hold the delimiter, a quote or a line break. ' +
+  "A term a spreadsheet would run as a formula (beginning with `=`, `+`, `-`, `@`, a tab or a carriage return, or with `'` and then " +
+  "one of them) is exported quoted, behind one `'`; an import takes that one `'` off such a cell (`'=x` is the term `=x`).";
 
 const PAGE_OF_ENTRIES = {
   type: 'object',
@@ -248,9 +250,20 @@ export class GlossariesController {
 function entriesBody(contentType: string | undefined, body: unknown): EntriesBody {
   const mediaType = mediaTypeOf(contentType);
   if (mediaType === 'application/json' || (mediaType === '' && body === undefined)) return { kind: 'json', value: bounded(body) };
-  if (mediaType === GLOSSARY_TEXT_TYPES.csv) return { kind: 'csv', text: typeof body === 'string' ? body : '' };
-  if (mediaType === GLOSSARY_TEXT_TYPES.tsv) return { kind: 'tsv', text: typeof body === 'string' ? body : '' };
-  throw new ApiError(415, 'Send the entries as application/json, text/csv or text/tab-separated-values.');
+  const kind = mediaType === GLOSSARY_TEXT_TYPES.csv ? 'csv' : mediaType === GLOSSARY_TEXT_TYPES.tsv ? 'tsv' : undefined;
+  if (kind === undefined) throw new ApiError(415, 'Send the entries as application/json, text/csv or text/tab-separated-values.');
+  const charset = charsetOf(contentType);
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new ApiError(415, `Send the ${kind.toUpperCase()} encoded as UTF-8 (charset=utf-8), not ${charset}.`);
+  }
+  // The bytes as received (the body reader keeps them): the service decodes them strictly as UTF-8.
+  return { kind, bytes: Buffer.isBuffer(body) ? body : Buffer.alloc(0) };
+}
+
+/** The `charset` parameter of a Content-Type, lower-case and unquoted; undefined when there is none. */
+function charsetOf(contentType: string | undefined): string | undefined {
+  const match = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '');
+  return match ? match[1].toLowerCase() : undefined;
 }
 
 /**

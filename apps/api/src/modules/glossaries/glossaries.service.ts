@@ -1,5 +1,6 @@
 import {
   duplicateTermIssues,
+  decodeGlossaryText,
   formatGlossaryText,
   parseGlossaryText,
   type FieldIssue,
@@ -28,8 +29,8 @@ import { createdEntries, type CreateGlossaryDto, type UpdateGlossaryDto } from '
 
 const GLOSSARY_NOT_FOUND = 'Glossary not found.';
 
-/** What a PUT of a glossary's entries carries: the parsed JSON array, or CSV/TSV text. */
-export type EntriesBody = { kind: 'json'; value: unknown } | { kind: GlossaryTextFormat; text: string };
+/** What a PUT of a glossary's entries carries: the parsed JSON array, or the bytes of CSV/TSV text. */
+export type EntriesBody = { kind: 'json'; value: unknown } | { kind: GlossaryTextFormat; bytes: Uint8Array };
 
 /** A 422 with these issues, their `loc` under `prefix`. */
 function invalid(prefix: (string | number)[], issues: readonly FieldIssue[]): RequestValidationError {
@@ -220,10 +221,13 @@ export class GlossariesService {
       const read = readGlossaryEntries(body.value);
       return read.ok ? read : { ok: false, error: invalid(['body'], read.error) };
     }
+    // Bytes that are not UTF-8 are named at their line, never stored as U+FFFD.
+    const text = decodeGlossaryText(body.bytes);
+    if (!text.ok) return { ok: false, error: invalid(['body'], text.error) };
     // PostgreSQL text cannot hold U+0000: named at its line like any other bad cell.
-    const nul = body.text.indexOf('\u0000');
+    const nul = text.value.indexOf('\u0000');
     if (nul >= 0) {
-      const line = body.text.slice(0, nul).split('\n').length;
+      const line = text.value.slice(0, nul).split('\n').length;
       const issue: FieldIssue = {
         loc: [line],
         type: 'string_pattern_mismatch',
@@ -232,7 +236,7 @@ export class GlossariesService {
       };
       return { ok: false, error: invalid(['body'], [issue]) };
     }
-    const parsed = parseGlossaryText(body.text, body.kind);
+    const parsed = parseGlossaryText(text.value, body.kind);
     if (!parsed.ok) return { ok: false, error: invalid(['body'], parsed.error) };
     if (parsed.value.length > ENTRIES_PER_GLOSSARY) return { ok: false, error: invalid(['body'], [tooManyEntries(parsed.value.length)]) };
     return parsed;

@@ -1,5 +1,5 @@
 import { participantClassOf, type ParticipantKind } from '@app/domain';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import type { OutboxJob } from '../../queue/outbox.publisher';
@@ -44,6 +44,8 @@ interface Leave extends Join {
  */
 @Injectable()
 export class LiveKitEventsService {
+  private readonly logger = new Logger(LiveKitEventsService.name);
+
   constructor(
     private readonly lifecycle: RoomLifecycleService,
     private readonly meter: ConnectionMeterService,
@@ -98,7 +100,14 @@ export class LiveKitEventsService {
   }
 
   private async applyOne(tx: Sql, room: RoomRow, event: LiveKitEventFacts): Promise<OutboxJob[]> {
-    if (event.type === 'room_finished') return this.lifecycle.endLocked(tx, room, event.createdAt);
+    if (event.type === 'room_finished') {
+      if (!finishedBeforeCreated(room, event.createdAt)) return this.lifecycle.endLocked(tx, room, event.createdAt);
+      this.logger.warn(
+        `room_finished ${event.id} of room ${room.id} is stamped ${event.createdAt.toISOString()}, before the room was created ` +
+          `(${room.created_at.toISOString()}): an earlier LiveKit room of its name or a bad clock; applied as a no-op.`,
+      );
+      return [];
+    }
     const change = membershipChange(event);
     // Totals are final once the room has ended: a connection that began after its end was never part of the call.
     if (change !== null && joinedAfterEnd(room, event.participant!)) return [];
@@ -257,6 +266,15 @@ export class LiveKitEventsService {
  */
 function joinedAfterEnd(room: RoomRow, participant: { joinedAt: Date }): boolean {
   return room.status === 'ended' && room.ended_at !== null && participant.joinedAt.getTime() >= room.ended_at.getTime() + 1000;
+}
+
+/**
+ * A room cannot finish before it was created: such a `room_finished` is about something else (an
+ * earlier LiveKit room of the same name, a bad clock) and ends nothing. LiveKit stamps events in whole
+ * seconds, so a finish stamped within the second of the creation is this room's.
+ */
+function finishedBeforeCreated(room: RoomRow, at: Date): boolean {
+  return at.getTime() + 1000 <= room.created_at.getTime();
 }
 
 /** No connection outlasts its room: one whose end is reported after the room ended closes with the room. */
