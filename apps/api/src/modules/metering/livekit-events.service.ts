@@ -1,4 +1,4 @@
-import { participantClassOf, type ParticipantKind } from '@app/domain';
+import { participantClassOf, rateFor, type ParticipantKind } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -119,10 +119,7 @@ export class LiveKitEventsService {
     const opening = joins.map(({ room, participant }): NewConnection => {
       const token = tokenOf.get(`${room.id} ${participant.identity}`);
       const kind: ParticipantKind | null = participant.isAgent ? 'translator' : (token?.kind ?? null);
-      const centsPerMinute =
-        participantClassOf(kind ?? 'member') === 'translator'
-          ? this.config.rates.translatorCentsPerMinute
-          : this.config.rates.participantCentsPerMinute;
+      const centsPerMinute = rateFor(this.config.rates, participantClassOf(kind ?? 'member'));
       return {
         organizationId: room.organization_id,
         roomId: room.id,
