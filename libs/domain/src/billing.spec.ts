@@ -1,19 +1,18 @@
 import {
   balanceCrossings,
-  billedMinutes,
-  chargeCents,
   connectionCharge,
   isParticipantKind,
   participantClassOf,
   rateFor,
-  startedMinutes,
   type ParticipantClass,
   type ParticipantKind,
 } from './billing';
 
 const t0 = Date.UTC(2026, 0, 1);
+/** A cap no case below reaches. */
+const NO_CAP = 1_000_000;
 
-describe('startedMinutes', () => {
+describe('connectionCharge: started minutes', () => {
   it.each([
     ['zero length', 0, 1],
     ['1 ms', 1, 1],
@@ -24,7 +23,7 @@ describe('startedMinutes', () => {
     ['1 h', 3_600_000, 60],
     ['clock skew: left before joined', -5_000, 1],
   ])('%s → %i', (_, lengthMs, minutes) => {
-    expect(startedMinutes(t0, t0 + lengthMs)).toBe(minutes);
+    expect(connectionCharge(t0, t0 + lengthMs, 1, NO_CAP).minutes).toBe(minutes);
   });
 
   it.each([
@@ -33,48 +32,53 @@ describe('startedMinutes', () => {
     [Number.NaN, t0],
     [t0, Number.POSITIVE_INFINITY],
   ])('rejects (%d, %d)', (joined, left) => {
-    expect(() => startedMinutes(joined, left)).toThrow(RangeError);
+    expect(() => connectionCharge(joined, left, 1, NO_CAP)).toThrow(RangeError);
   });
 });
 
-describe('billedMinutes', () => {
+describe('connectionCharge: the cap (MAX_CONNECTION_MINUTES)', () => {
   it.each([
     ['under the cap', 90_000, 1440, 2],
     ['exactly the cap', 1440 * 60_000, 1440, 1440],
     ['a join dated 30 days back', 30 * 24 * 3_600_000, 1440, 1440],
     ['a cap of 0 still bills the started minute', 60_000, 0, 1],
   ])('%s', (_, lengthMs, cap, minutes) => {
-    expect(billedMinutes(t0, t0 + lengthMs, cap)).toBe(minutes);
+    expect(connectionCharge(t0, t0 + lengthMs, 6, cap)).toEqual({ minutes, cents: minutes * 6 });
   });
 
   it('rejects a broken cap', () => {
-    expect(() => billedMinutes(t0, t0, -1)).toThrow(RangeError);
+    expect(() => connectionCharge(t0, t0, 6, -1)).toThrow(RangeError);
   });
 });
 
-describe('chargeCents', () => {
+describe('connectionCharge: cents', () => {
   it.each([
     [1, 3, 3],
     [7, 6, 42],
-    [0, 6, 0],
     [10, 0, 0],
   ])('%i min × %i ¢ = %i ¢', (minutes, rate, cents) => {
-    expect(chargeCents(minutes, rate)).toBe(cents);
+    expect(connectionCharge(t0, t0 + minutes * 60_000, rate, NO_CAP)).toEqual({ minutes, cents });
+  });
+
+  it('bills every started minute at the rate', () => {
+    expect(connectionCharge(t0, t0 + 61_000, 6, NO_CAP)).toEqual({ minutes: 2, cents: 12 });
+  });
+
+  it('bills the capped minutes, not the started ones', () => {
+    expect(connectionCharge(t0, t0 + 3 * 3_600_000, 6, 60)).toEqual({ minutes: 60, cents: 360 });
   });
 
   it.each([
-    [-1, 3],
-    [1, -3],
-    [1.5, 3],
-    [1, 2.5],
-    [Number.MAX_SAFE_INTEGER, 2],
-  ])('rejects %d × %d', (minutes, rate) => {
-    expect(() => chargeCents(minutes, rate)).toThrow(RangeError);
+    ['a negative rate', 60_000, -3],
+    ['a fractional rate', 60_000, 2.5],
+    ['a charge past 2^53', 1_000 * 60_000, Number.MAX_SAFE_INTEGER],
+  ])('rejects %s', (_, lengthMs, rate) => {
+    expect(() => connectionCharge(t0, t0 + lengthMs, rate, NO_CAP)).toThrow(RangeError);
   });
 });
 
 describe('participantClassOf / rateFor', () => {
-  const card = { participant: 3, translator: 6 };
+  const card = { participantCentsPerMinute: 3, translatorCentsPerMinute: 6 };
 
   it.each<[ParticipantKind, ParticipantClass, number]>([
     ['member', 'participant', 3],
@@ -86,7 +90,8 @@ describe('participantClassOf / rateFor', () => {
   });
 
   it('rejects a broken rate card', () => {
-    expect(() => rateFor({ participant: -1, translator: 6 }, 'participant')).toThrow(RangeError);
+    expect(() => rateFor({ participantCentsPerMinute: -1, translatorCentsPerMinute: 6 }, 'participant')).toThrow(RangeError);
+    expect(() => rateFor({ participantCentsPerMinute: 3, translatorCentsPerMinute: 1.5 }, 'translator')).toThrow(RangeError);
   });
 
   it.each([
@@ -94,12 +99,6 @@ describe('participantClassOf / rateFor', () => {
     ['agent', false],
   ])('isParticipantKind(%s) → %s', (value, expected) => {
     expect(isParticipantKind(value)).toBe(expected);
-  });
-});
-
-describe('connectionCharge', () => {
-  it('bills every started minute at the rate', () => {
-    expect(connectionCharge(t0, t0 + 61_000, 6)).toEqual({ minutes: 2, cents: 12 });
   });
 });
 

@@ -6,10 +6,10 @@ export const PARTICIPANT_CLASSES = ['participant', 'translator'] as const;
 /** The rate class a connection is billed at. */
 export type ParticipantClass = (typeof PARTICIPANT_CLASSES)[number];
 
-/** Cents per started minute, per class. */
+/** Cents per started minute, per class (the shape of the API's configured rates). */
 export interface RateCard {
-  participant: number;
-  translator: number;
+  participantCentsPerMinute: number;
+  translatorCentsPerMinute: number;
 }
 
 const MS_PER_MINUTE = 60_000;
@@ -28,35 +28,9 @@ export function isParticipantKind(value: unknown): value is ParticipantKind {
   return typeof value === 'string' && (PARTICIPANT_KINDS as readonly string[]).includes(value);
 }
 
-/**
- * Minutes billed for one connection: every started minute, at least 1. A leave at or before the join
- * (clock skew between events) still bills 1.
- */
-export function startedMinutes(joinedAtMs: number, leftAtMs: number): number {
-  requireNonNegativeInteger('joinedAtMs', joinedAtMs);
-  requireNonNegativeInteger('leftAtMs', leftAtMs);
-  return Math.max(1, Math.ceil((leftAtMs - joinedAtMs) / MS_PER_MINUTE));
-}
-
-/**
- * Minutes billed for one connection: its started minutes, capped at `maxMinutes`, so a forged or
- * broken join time can never bill more than one connection's longest plausible length.
- */
-export function billedMinutes(joinedAtMs: number, leftAtMs: number, maxMinutes: number): number {
-  requireNonNegativeInteger('maxMinutes', maxMinutes);
-  return Math.min(startedMinutes(joinedAtMs, leftAtMs), Math.max(1, maxMinutes));
-}
-
-export function chargeCents(minutes: number, centsPerMinute: number): number {
-  requireNonNegativeInteger('minutes', minutes);
-  requireNonNegativeInteger('centsPerMinute', centsPerMinute);
-  const cents = minutes * centsPerMinute;
-  if (!Number.isSafeInteger(cents)) throw new RangeError(`Charge of ${minutes} × ${centsPerMinute} cents is out of range.`);
-  return cents;
-}
-
+/** The cents per started minute a connection of this class is billed at. */
 export function rateFor(card: RateCard, participantClass: ParticipantClass): number {
-  const rate = card[participantClass];
+  const rate = { participant: card.participantCentsPerMinute, translator: card.translatorCentsPerMinute }[participantClass];
   requireNonNegativeInteger(`rate of ${participantClass}`, rate);
   return rate;
 }
@@ -66,10 +40,21 @@ export interface ConnectionCharge {
   cents: number;
 }
 
-/** Minutes and cents of one ended connection at the given per-minute rate. */
-export function connectionCharge(joinedAtMs: number, leftAtMs: number, centsPerMinute: number): ConnectionCharge {
-  const minutes = startedMinutes(joinedAtMs, leftAtMs);
-  return { minutes, cents: chargeCents(minutes, centsPerMinute) };
+/**
+ * Minutes and cents of one ended connection: every started minute, at least 1 (a leave at or before
+ * the join, clock skew between events, still bills 1), capped at `maxMinutes` (so a forged or broken
+ * join time never bills more than one connection's longest plausible length), at `centsPerMinute`.
+ */
+export function connectionCharge(joinedAtMs: number, leftAtMs: number, centsPerMinute: number, maxMinutes: number): ConnectionCharge {
+  requireNonNegativeInteger('joinedAtMs', joinedAtMs);
+  requireNonNegativeInteger('leftAtMs', leftAtMs);
+  requireNonNegativeInteger('centsPerMinute', centsPerMinute);
+  requireNonNegativeInteger('maxMinutes', maxMinutes);
+  const started = Math.max(1, Math.ceil((leftAtMs - joinedAtMs) / MS_PER_MINUTE));
+  const minutes = Math.min(started, Math.max(1, maxMinutes));
+  const cents = minutes * centsPerMinute;
+  if (!Number.isSafeInteger(cents)) throw new RangeError(`Charge of ${minutes} × ${centsPerMinute} cents is out of range.`);
+  return { minutes, cents };
 }
 
 function requireNonNegativeInteger(name: string, value: number): void {

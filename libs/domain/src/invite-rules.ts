@@ -1,5 +1,5 @@
 import { DomainError, type FieldIssue } from './errors';
-import type { RoomStatus } from './room-status';
+import { isLiveRoom, type RoomStatus } from './room-status';
 
 export const EXPIRES_IN_SECONDS_MIN = 60;
 export const EXPIRES_IN_SECONDS_MAX = 2_592_000;
@@ -23,7 +23,7 @@ export interface InviteFacts {
  * A link is expired from the instant `expiresAt` on (expiresAt itself is already expired).
  */
 export function inviteState(facts: InviteFacts): InviteState {
-  if (facts.roomStatus === 'ended') return 'room_ended';
+  if (!isLiveRoom(facts.roomStatus)) return 'room_ended';
   if (facts.now.getTime() >= facts.expiresAt.getTime()) return 'expired';
   if (facts.usesSpent >= facts.maxUses) return 'spent';
   return 'valid';
@@ -57,7 +57,7 @@ export function assertInviteUsable(facts: InviteFacts): void {
 
 /** Minting on an ended room is refused with the same 410 as looking up a link of an ended room. */
 export function assertCanMintInvite(roomStatus: RoomStatus): void {
-  if (roomStatus === 'ended') throw new InviteGone('room_ended');
+  if (!isLiveRoom(roomStatus)) throw new InviteGone('room_ended');
 }
 
 export function inviteExpiresAt(now: Date, expiresInSeconds: number): Date {

@@ -12,8 +12,18 @@ function adminUrl(): URL {
 /** A fresh database cloned from the migrated template; its name always contains `test`. */
 export async function createTestDatabase(): Promise<string> {
   const template = process.env.TEST_TEMPLATE_DATABASE;
+  if (!template) throw new Error('Test template database missing: run the tests through jest.');
+  return createDatabase(template);
+}
+
+/** A fresh database with no migration applied, as `npm run migrate` creates one (for the migrations' own tests); its name always contains `test`. */
+export async function createEmptyTestDatabase(): Promise<string> {
+  return createDatabase('template1');
+}
+
+async function createDatabase(template: string): Promise<string> {
   const runId = process.env.TEST_RUN_ID;
-  if (!template || !runId) throw new Error('Test template database missing: run the tests through jest.');
+  if (!runId) throw new Error('Test run id missing: run the tests through jest.');
   const name = `trk_test_${runId}_${randomBytes(4).toString('hex')}`;
   if (!name.includes('test')) throw new Error(`Refusing database "${name}": its name lacks "test"`);
   const admin = new Client({ connectionString: adminUrl().toString() });

@@ -1,3 +1,4 @@
+import { PARTICIPANT_CLASSES, rateFor } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
 import { APP_CONFIG } from '../../config/config.module';
@@ -20,10 +21,10 @@ export class CreditService {
       credit_cents: balance,
       low_balance_cents: lowBalanceCents,
       currency: credit.currency,
-      rates: [
-        { participant_class: 'participant', cents_per_minute: rates.participantCentsPerMinute },
-        { participant_class: 'translator', cents_per_minute: rates.translatorCentsPerMinute },
-      ],
+      rates: PARTICIPANT_CLASSES.map((participantClass) => ({
+        participant_class: participantClass,
+        cents_per_minute: rateFor(rates, participantClass),
+      })),
       min_topup_cents: credit.minTopupCents,
       max_topup_cents: credit.maxTopupCents,
     };

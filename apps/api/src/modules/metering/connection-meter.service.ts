@@ -1,4 +1,4 @@
-import { billedMinutes, chargeCents } from '@app/domain';
+import { connectionCharge } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { ROOM_TOTALS_KEY } from '../../database/hot-row-keys';
 import { HotRowWritesService } from '../../database/hot-row-writes.service';
@@ -95,14 +95,13 @@ export class ConnectionMeterService {
 
   private endOf(connection: OpenConnection, leftAt: Date) {
     const end = new Date(Math.max(leftAt.getTime(), connection.joinedAt.getTime()));
-    const minutes = billedMinutes(connection.joinedAt.getTime(), end.getTime(), this.config.maxConnectionMinutes);
-    return {
-      organizationId: connection.organizationId,
-      id: connection.id,
-      leftAt: end,
-      minutes,
-      cents: chargeCents(minutes, connection.centsPerMinute),
-    };
+    const { minutes, cents } = connectionCharge(
+      connection.joinedAt.getTime(),
+      end.getTime(),
+      connection.centsPerMinute,
+      this.config.maxConnectionMinutes,
+    );
+    return { organizationId: connection.organizationId, id: connection.id, leftAt: end, minutes, cents };
   }
 
   private async accountCorrection(tx: Sql, room: MeteredRoom, connection: CorrectedConnection): Promise<void> {

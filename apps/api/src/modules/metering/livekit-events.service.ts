@@ -1,4 +1,4 @@
-import { participantClassOf, type ParticipantKind } from '@app/domain';
+import { isLiveRoom, nextRoomStatus, participantClassOf, rateFor, type ParticipantKind } from '@app/domain';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -83,7 +83,7 @@ export class LiveKitEventsService {
       // In the order stored, as if applied one by one (the result does not depend on it: a
       // connection ends at its earliest reported end).
       const events = byRoom.get(room.livekit_name)!;
-      if (room.status !== 'ended' && events.every((event) => event.type !== 'room_finished')) {
+      if (isLiveRoom(room.status) && events.every((event) => event.type !== 'room_finished')) {
         for (const event of events) {
           const change = membershipChange(event);
           if (change === 'join') joins.push({ room, participant: event.participant! });
@@ -114,7 +114,7 @@ export class LiveKitEventsService {
     if (change === 'join') {
       const [connectionId] = await this.joinAll(tx, [{ room, participant: event.participant! }]);
       // A join reported after the room ended was part of the call: it ended with the room.
-      if (room.status === 'ended' && room.ended_at && connectionId !== null) await this.meter.close(tx, room, connectionId, room.ended_at);
+      if (!isLiveRoom(room.status) && room.ended_at && connectionId !== null) await this.meter.close(tx, room, connectionId, room.ended_at);
     } else if (change === 'leave') {
       await this.leaveAll(tx, [{ room, participant: event.participant!, at: event.createdAt }]);
     }
@@ -136,10 +136,7 @@ export class LiveKitEventsService {
     const opening = joins.map(({ room, participant }): NewConnection => {
       const token = tokenOf.get(`${room.id} ${participant.identity}`);
       const kind: ParticipantKind | null = participant.isAgent ? 'translator' : (token?.kind ?? null);
-      const centsPerMinute =
-        participantClassOf(kind ?? 'member') === 'translator'
-          ? this.config.rates.translatorCentsPerMinute
-          : this.config.rates.participantCentsPerMinute;
+      const centsPerMinute = rateFor(this.config.rates, participantClassOf(kind ?? 'member'));
       return {
         organizationId: room.organization_id,
         roomId: room.id,
@@ -179,11 +176,12 @@ export class LiveKitEventsService {
    */
   private async activateAll(tx: Sql, activations: Activation[]): Promise<void> {
     const changes = activations.flatMap(({ room, earliestJoin, newParticipants }) => {
-      const starts = room.status === 'created';
+      const status = nextRoomStatus(room.status, 'participant_connected');
+      const starts = status !== room.status;
       const previousStart = room.started_at;
       const moves = previousStart === null || earliestJoin < previousStart;
       return starts || moves
-        ? [{ room, starts, moves, previousStart, startedAt: moves ? earliestJoin : previousStart!, newParticipants }]
+        ? [{ room, status, starts, moves, previousStart, startedAt: moves ? earliestJoin : previousStart!, newParticipants }]
         : [];
     });
     await this.rooms.activate(
@@ -193,7 +191,7 @@ export class LiveKitEventsService {
     for (const change of changes) {
       change.room.started_at = change.startedAt;
       if (!change.starts) continue;
-      change.room.status = 'active';
+      change.room.status = change.status;
       await this.events.emit(tx, { organizationId: change.room.organization_id, type: 'room.started', roomId: change.room.id });
     }
     const moves = changes.filter((c) => c.moves);
@@ -265,7 +263,7 @@ export class LiveKitEventsService {
  * answer is then the same whether the join is applied before or after the end.
  */
 function joinedAfterEnd(room: RoomRow, participant: { joinedAt: Date }): boolean {
-  return room.status === 'ended' && room.ended_at !== null && participant.joinedAt.getTime() >= room.ended_at.getTime() + 1000;
+  return !isLiveRoom(room.status) && room.ended_at !== null && participant.joinedAt.getTime() >= room.ended_at.getTime() + 1000;
 }
 
 /**
@@ -279,7 +277,7 @@ function finishedBeforeCreated(room: RoomRow, at: Date): boolean {
 
 /** No connection outlasts its room: one whose end is reported after the room ended closes with the room. */
 function notAfterRoomEnd(room: RoomRow, at: Date): Date {
-  return room.status === 'ended' && room.ended_at && room.ended_at < at ? room.ended_at : at;
+  return !isLiveRoom(room.status) && room.ended_at && room.ended_at < at ? room.ended_at : at;
 }
 
 function membershipChange(event: LiveKitEventFacts): 'join' | 'leave' | null {

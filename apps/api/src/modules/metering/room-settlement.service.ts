@@ -1,4 +1,5 @@
 import { QUEUES, ROOM_SETTLE_JOB, type RoomSettleJob } from '@app/contracts';
+import { isLiveRoom } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import { DurableQueueService, type DurableJob } from '../../queue/durable-queue.service';
@@ -34,7 +35,7 @@ export class RoomSettlementService {
   async settle({ organizationId, roomId }: RoomSettleJob): Promise<boolean> {
     return this.database.transaction(async (tx) => {
       const room = await this.rooms.lockForLifecycle(organizationId, roomId, tx);
-      if (!room || room.status !== 'ended') return false;
+      if (!room || isLiveRoom(room.status)) return false;
       if ((await this.inbound.subjectsWithUnapplied('livekit', [room.livekit_name], tx)).size > 0) return false;
       if (!(await this.rooms.markSettled(organizationId, roomId, tx))) return false;
       await this.events.emit(tx, { organizationId, type: 'room.ended', roomId });

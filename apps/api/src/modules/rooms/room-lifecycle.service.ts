@@ -1,3 +1,4 @@
+import { nextRoomStatus } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -48,11 +49,12 @@ export class RoomLifecycleService {
    * after the late events of its connections.
    */
   async endLocked(tx: Sql, room: RoomRow, at: Date): Promise<OutboxJob[]> {
-    if (room.status === 'ended') return [];
+    const status = nextRoomStatus(room.status, 'room_ended');
+    if (status === room.status) return [];
     // Never before the room started or was created; its connections end there at the latest.
     const endedAt = await this.rooms.end(room.organization_id, room.id, at, this.config.roomSettleMs, tx);
     if (!endedAt) return [];
-    room.status = 'ended';
+    room.status = status;
     room.ended_at = endedAt;
     await this.meter.endAllInRoom(tx, room, endedAt);
     return this.translator.reconcile(tx, room);

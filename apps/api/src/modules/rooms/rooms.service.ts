@@ -1,3 +1,4 @@
+import { nextRoomStatus } from '@app/domain';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Actor } from '../../common/auth/actor';
@@ -92,7 +93,7 @@ export class RoomsService {
   async end(actor: Actor, roomId: string): Promise<void> {
     const room = await this.rooms.endState(actor.organizationId, roomId);
     if (!room) throw ApiError.notFound('Room not found.');
-    if (room.status === 'ended') return;
+    if (nextRoomStatus(room.status, 'room_ended') === room.status) return;
     await this.livekit.deleteRoom(room.livekit_name);
     await this.lifecycle.end(actor.organizationId, roomId, new Date());
   }

@@ -1,4 +1,5 @@
 import { QUEUES, TRANSLATOR_JOBS, type TranslatorDismissJob, type TranslatorDispatchJob } from '@app/contracts';
+import { isLiveRoom } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import type { OutboxJob } from '../../queue/outbox.publisher';
 import { ConnectionsRepository } from '../metering/connections.repository';
@@ -78,5 +79,5 @@ export class TranslatorPresenceService {
 }
 
 function wantsTranslator(room: RoomRow, languages: string[]): boolean {
-  return room.status !== 'ended' && languages.length >= 2;
+  return isLiveRoom(room.status) && languages.length >= 2;
 }
