@@ -49,9 +49,19 @@ async function transcriptRows() {
   return r.pass ? 0 : 1;
 }
 
+/** The reconciliation rows (bench/reconcile.ts): one run of the reconciliation with LiveKit with 10,000 live rooms. */
+async function reconcileRows() {
+  log('measuring reconciliation with LiveKit: 10,000 live rooms, against the LiveKit double');
+  const out = (await run(process.execPath, ['-r', '@swc-node/register', 'bench/reconcile.ts'])).trim().split('\n');
+  const r = JSON.parse(out.pop());
+  process.stdout.write(`${out.join('\n')}\n`);
+  return r.pass ? 0 : 1;
+}
+
 async function main() {
   if (process.env.BENCH_ONLY && 'translator'.includes(process.env.BENCH_ONLY)) return translatorRow();
   if (process.env.BENCH_ONLY && 'transcripts'.includes(process.env.BENCH_ONLY)) return transcriptRows();
+  if (process.env.BENCH_ONLY === 'reconcile') return reconcileRows();
   const scenarioModule = process.env.BENCH_SCENARIOS
     ? pathToFileURL(path.resolve(process.env.BENCH_SCENARIOS)).href
     : new URL('./scenarios.mjs', import.meta.url).href;
@@ -239,7 +249,8 @@ async function main() {
     if (attack) process.stdout.write(formatAttackRow(attack));
     if (!process.env.BENCH_ONLY) await translatorRow();
     const transcriptsFailed = !process.env.BENCH_ONLY && (await transcriptRows()) !== 0;
-    return rows.some((row) => row.error) || transcriptsFailed ? 1 : 0;
+    const reconcileFailed = !process.env.BENCH_ONLY && (await reconcileRows()) !== 0;
+    return rows.some((row) => row.error) || transcriptsFailed || reconcileFailed ? 1 : 0;
   } finally {
     await cleanup();
   }

@@ -7,7 +7,7 @@
 //      BENCH_SKIP_BUILD=1  use the existing dist/ instead of running `npm run build`
 //      BENCH_ONLY       run only the scenarios whose name contains this, or one of these comma-separated parts ('hostile' for the hostile-body and
 //                       webhook rows, 'webhooks' for the webhook rows alone, 'webhook-latency' for the customer webhook latency
-//                       row at 1,000 events/s alone (after an unmeasured run of 200 rooms in the same harness process, as before it in every run), 'translator' or 'transcripts' for those rows alone)
+//                       row at 1,000 events/s alone (after an unmeasured run of 200 rooms in the same harness process, as before it in every run), 'translator', 'transcripts' or 'reconcile' for those rows alone)
 //      BENCH_LATENCY_RATE  LiveKit events/s offered in the customer webhook latency row (default 1000, the target's load;
 //                       another rate prints the row without a pass/fail: it shows how the latency follows the load)
 //      BENCH_COMPARE    a git ref (e.g. 08bd919): its production build runs beside this one on the same database
