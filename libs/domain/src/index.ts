@@ -11,3 +11,4 @@ export * from './usage-window';
 export * from './usage-buckets';
 export * from './usage-summary';
 export * from './glossaries';
+export * from './permissions';

@@ -25,7 +25,7 @@ describe('ApiKeysRepository', () => {
 
   const newOrganization = async (email = 'owner@example.test') => {
     const organizationId = await organizations.insert('keys');
-    const userId = await organizations.insertUser(organizationId, { email, firstName: '', lastName: '' });
+    const userId = await organizations.insertUser(organizationId, { email, firstName: '', lastName: '' }, 'owner');
     return { organizationId, userId };
   };
   const newKey = (userId: string, name = 'key'): NewApiKey & { hex: string } => {

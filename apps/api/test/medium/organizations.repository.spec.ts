@@ -27,7 +27,12 @@ describe('OrganizationsRepository', () => {
   it('creates an organization with its owner in one transaction', async () => {
     const { organizationId, userId } = await database.transaction(async (tx) => {
       const organizationId = await organizations.insert('Acme', tx);
-      const userId = await organizations.insertUser(organizationId, { email: 'owner@acme.test', firstName: 'Ada', lastName: '' }, tx);
+      const userId = await organizations.insertUser(
+        organizationId,
+        { email: 'owner@acme.test', firstName: 'Ada', lastName: '' },
+        'owner',
+        tx,
+      );
       return { organizationId, userId };
     });
     expect(userId).toMatch(/^[0-9a-f-]{36}$/);
@@ -47,8 +52,8 @@ describe('OrganizationsRepository', () => {
     await expect(
       database.transaction(async (tx) => {
         organizationId = await organizations.insert('Half made', tx);
-        await organizations.insertUser(organizationId, { email: 'same@acme.test', firstName: '', lastName: '' }, tx);
-        await organizations.insertUser(organizationId, { email: 'SAME@acme.test', firstName: '', lastName: '' }, tx);
+        await organizations.insertUser(organizationId, { email: 'same@acme.test', firstName: '', lastName: '' }, 'owner', tx);
+        await organizations.insertUser(organizationId, { email: 'SAME@acme.test', firstName: '', lastName: '' }, 'owner', tx);
       }),
     ).rejects.toMatchObject({ code: '23505', constraint: 'users_organization_email' });
     expect(organizationId).not.toBe('');
@@ -58,11 +63,13 @@ describe('OrganizationsRepository', () => {
   it('takes an email once per organization (any case), and the same email again in another organization', async () => {
     const first = await organizations.insert('First');
     const second = await organizations.insert('Second');
-    await organizations.insertUser(first, { email: 'dup@example.test', firstName: '', lastName: '' });
-    await expect(organizations.insertUser(first, { email: 'Dup@Example.test', firstName: '', lastName: '' })).rejects.toMatchObject({
+    await organizations.insertUser(first, { email: 'dup@example.test', firstName: '', lastName: '' }, 'owner');
+    await expect(
+      organizations.insertUser(first, { email: 'Dup@Example.test', firstName: '', lastName: '' }, 'owner'),
+    ).rejects.toMatchObject({
       code: '23505',
     });
-    await organizations.insertUser(second, { email: 'dup@example.test', firstName: '', lastName: '' });
+    await organizations.insertUser(second, { email: 'dup@example.test', firstName: '', lastName: '' }, 'owner');
     expect(await usersOf(first)).toHaveLength(1);
     expect(await usersOf(second)).toHaveLength(1);
   });

@@ -1,3 +1,4 @@
+import type { Role } from '@app/domain';
 import { randomBytes } from 'node:crypto';
 import { ApiKeysService } from '../../src/modules/api-keys/api-keys.service';
 import { LedgerService } from '../../src/modules/billing/ledger.service';
@@ -23,7 +24,8 @@ export async function createOrganization(
   }[];
   const email = overrides.email ?? `owner-${unique()}@example.test`;
   const [user] = (await t.db.query(
-    `INSERT INTO users (organization_id, email, first_name, last_name) VALUES ($1, $2, 'Ada', 'Lovelace') RETURNING id`,
+    `WITH u AS (INSERT INTO users (organization_id, email, first_name, last_name) VALUES ($1, $2, 'Ada', 'Lovelace') RETURNING id)
+     INSERT INTO memberships (organization_id, user_id, role) SELECT $1, id, 'owner' FROM u RETURNING user_id AS id`,
     [org.id, email],
   )) as { id: string }[];
   const key = await t.app.get(ApiKeysService).createFor(org.id, user.id, 'factory key');
@@ -33,14 +35,13 @@ export async function createOrganization(
 }
 
 /** A teammate: another user of the same organization, with a key of their own. */
-export async function createTeammate(t: TestApp, org: TestOrganization): Promise<TestOrganization> {
+export async function createTeammate(t: TestApp, org: TestOrganization, role: Role = 'owner'): Promise<TestOrganization> {
   const email = `mate-${unique()}@example.test`;
-  const [user] = (await t.db.query(`INSERT INTO users (organization_id, email) VALUES ($1, $2) RETURNING id`, [
-    org.organizationId,
-    email,
-  ])) as {
-    id: string;
-  }[];
+  const [user] = (await t.db.query(
+    `WITH u AS (INSERT INTO users (organization_id, email) VALUES ($1, $2) RETURNING id)
+     INSERT INTO memberships (organization_id, user_id, role) SELECT $1, id, $3 FROM u RETURNING user_id AS id`,
+    [org.organizationId, email, role],
+  )) as { id: string }[];
   const key = await t.app.get(ApiKeysService).createFor(org.organizationId, user.id, 'teammate key');
   return { organizationId: org.organizationId, userId: user.id, email, apiKey: key.key, auth: { Authorization: `Bearer ${key.key}` } };
 }

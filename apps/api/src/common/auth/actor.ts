@@ -1,9 +1,13 @@
+import type { Permission, Role } from '@app/domain';
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 
-/** Who is calling: the user an API key or session acts for, and that user's organization. */
+/** Who is calling: the user an API key or session acts for, the organization it acts in, and its role there. */
 export interface Actor {
   organizationId: string;
+  role: Role;
+  /** An API key's scopes (null: every permission of its creator's role; a session has none). */
+  scopes: Permission[] | null;
   userId: string;
   email: string;
   firstName: string;

@@ -16,6 +16,10 @@ export class ApiError extends Error {
     return new ApiError(401, message, { 'WWW-Authenticate': 'Bearer' });
   }
 
+  static forbidden(message: string): ApiError {
+    return new ApiError(403, message);
+  }
+
   static conflict(message: string): ApiError {
     return new ApiError(409, message);
   }

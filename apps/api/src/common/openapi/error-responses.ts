@@ -35,7 +35,7 @@ const DESCRIPTIONS: Record<number, string> = {
 export function ApiErrors(...statuses: number[]) {
   return applyDecorators(
     ...statuses
-      .filter((status) => !COMMON_ERRORS.some((common) => common.status === status))
+      .filter((status) => !COMMON_ERRORS.some((common) => common.status === status && !common.unlessDocumented))
       .map((status) =>
         status === 422
           ? ApiResponse({ status, description: 'Validation error: every violated field, in request order', type: ValidationErrorBody })
@@ -44,7 +44,17 @@ export function ApiErrors(...statuses: number[]) {
   );
 }
 
-type Operation = { security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown> };
+type Operation = { security?: unknown[]; requestBody?: unknown; responses: Record<string, unknown>; parameters?: unknown[] };
+
+/** Every authenticated operation: a session picks the organization it acts in (an API key acts in its own). */
+const ORGANIZATION_ID_PARAMETER = {
+  name: 'Organization-Id',
+  in: 'header',
+  required: false,
+  description:
+    "The organization a session acts in (one of the user's; default: the oldest membership). An API key acts in its own organization only.",
+  schema: { type: 'string', format: 'uuid' },
+};
 type Header = { description: string; schema: { type: 'string' | 'integer' } };
 
 const RETRY_AFTER: Header = { description: 'Seconds to wait before trying again', schema: { type: 'integer' } };
@@ -59,12 +69,27 @@ export const COMMON_ERRORS: {
   description: string;
   appliesTo: (operation: Operation) => boolean;
   headers?: Record<string, Header>;
+  /** Added only where the operation documents no answer of its own for this status. */
+  unlessDocumented?: boolean;
 }[] = [
   {
     status: 401,
     component: 'Unauthorized',
-    description: 'Missing, malformed, unknown or revoked credentials',
+    description: 'Missing, malformed, unknown, revoked or expired credentials',
     appliesTo: (operation) => (operation.security?.length ?? 0) > 0,
+  },
+  {
+    status: 403,
+    component: 'Forbidden',
+    description: "The caller's role (or the API key's scopes) lacks the permission the operation needs; nothing was changed",
+    appliesTo: (operation) => (operation.security?.length ?? 0) > 0,
+  },
+  {
+    status: 404,
+    component: 'OrganizationNotFound',
+    description: 'Organization-Id names an organization the caller does not act in',
+    appliesTo: (operation) => (operation.security?.length ?? 0) > 0,
+    unlessDocumented: true,
   },
   {
     status: 413,
@@ -119,9 +144,10 @@ export function addCommonErrors(document: OpenAPIObject): void {
     for (const operation of Object.values(item) as Operation[]) {
       if (typeof operation !== 'object' || !operation.responses) continue;
       for (const common of COMMON_ERRORS) {
-        if (common.appliesTo(operation))
-          operation.responses[String(common.status)] = { $ref: `#/components/responses/${common.component}` };
+        if (!common.appliesTo(operation) || (common.unlessDocumented && operation.responses[String(common.status)])) continue;
+        operation.responses[String(common.status)] = { $ref: `#/components/responses/${common.component}` };
       }
+      if ((operation.security?.length ?? 0) > 0) (operation.parameters ??= []).push(ORGANIZATION_ID_PARAMETER);
     }
   }
 }

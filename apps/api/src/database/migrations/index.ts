@@ -17,6 +17,7 @@ import { WebhookListsByMillisecond1764200000000 } from './1764200000000-WebhookL
 import { OrderIndependentMetering1764300000000 } from './1764300000000-OrderIndependentMetering';
 import { Glossaries1764400000000 } from './1764400000000-Glossaries';
 import { LiveKitReconciliation1764500000000 } from './1764500000000-LiveKitReconciliation';
+import { Teams1764600000000 } from './1764600000000-Teams';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   OrderIndependentMetering1764300000000,
   Glossaries1764400000000,
   LiveKitReconciliation1764500000000,
+  Teams1764600000000,
 ];

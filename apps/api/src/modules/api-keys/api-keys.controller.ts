@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Requires } from '../../common/auth/requires.decorator';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
@@ -15,6 +16,7 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Post()
+  @Requires('keys:write')
   @Idempotent()
   @ApiOperation({
     operationId: 'createApiKey',
@@ -29,6 +31,7 @@ export class ApiKeysController {
   }
 
   @Get()
+  @Requires('keys:read')
   @ApiOperation({
     operationId: 'listApiKeys',
     summary: 'List API keys',
@@ -42,6 +45,7 @@ export class ApiKeysController {
   }
 
   @Delete(':key_id')
+  @Requires('keys:write')
   @ApiOperation({
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key',

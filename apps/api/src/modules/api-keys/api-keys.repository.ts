@@ -51,9 +51,11 @@ const LIST_ACTIVE = sql<IListActiveQuery>`SELECT k.id, k.name, k.key_prefix, k.k
 const REVOKE = sql<IRevokeQuery>`UPDATE api_keys SET revoked_at = now()
   WHERE id = $keyId! AND organization_id = $organizationId! AND revoked_at IS NULL RETURNING id`;
 
-const LIVE_KEYS_BY_HASH = sql<ILiveKeysByHashQuery>`SELECT k.key_hash, k.id AS api_key_id, k.last_used_at, u.organization_id,
-       u.id AS user_id, u.email, u.first_name, u.last_name, u.image_url, u.created_at AS user_created_at
+// The creator's current role in the key's organization: a key of a member who left finds no membership.
+const LIVE_KEYS_BY_HASH = sql<ILiveKeysByHashQuery>`SELECT k.key_hash, k.id AS api_key_id, k.last_used_at, k.organization_id,
+       k.scopes, k.expires_at, m.role, u.id AS user_id, u.email, u.first_name, u.last_name, u.image_url, u.created_at AS user_created_at
   FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
+  JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.created_by_user_id
  WHERE k.key_hash = ANY($keyHashes!) AND k.revoked_at IS NULL`;
 
 /** Every request presenting a key runs this: a prepared statement, the keys of a batch as its one parameter. */
@@ -64,8 +66,10 @@ const TOUCH = sql<ITouchQuery>`UPDATE api_keys SET last_used_at = now()
   WHERE id = $apiKeyId! AND organization_id = $organizationId!
     AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`;
 
-const WORKS_FOR = sql<IWorksForQuery>`SELECT 1 AS works FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
-  WHERE k.key_hash = $keyHash! AND k.revoked_at IS NULL AND u.organization_id = $organizationId!`;
+const WORKS_FOR = sql<IWorksForQuery>`SELECT 1 AS works FROM api_keys k
+  JOIN memberships m ON m.organization_id = k.organization_id AND m.user_id = k.created_by_user_id
+  WHERE k.key_hash = $keyHash! AND k.revoked_at IS NULL AND k.organization_id = $organizationId!
+    AND (k.expires_at IS NULL OR k.expires_at > now())`;
 
 /** The `api_keys` rows: creating, listing and revoking an organization's keys, and finding a presented key. */
 @Injectable()

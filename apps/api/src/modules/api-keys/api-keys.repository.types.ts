@@ -3,6 +3,8 @@ export type BufferArray = (Buffer)[];
 
 export type NumberOrString = number | string;
 
+export type stringArray = (string)[];
+
 /** 'LockOrganization' parameters type */
 export interface ILockOrganizationParams {
   organizationId: string;
@@ -112,12 +114,15 @@ export interface ILiveKeysByHashParams {
 export interface ILiveKeysByHashResult {
   api_key_id: string;
   email: string;
+  expires_at: Date | null;
   first_name: string;
   image_url: string;
   key_hash: Buffer;
   last_name: string;
   last_used_at: Date | null;
   organization_id: string;
+  role: string;
+  scopes: stringArray | null;
   user_created_at: Date;
   user_id: string;
 }

@@ -1,3 +1,4 @@
+import { isPermission, type Role } from '@app/domain';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -27,15 +28,21 @@ export class ApiKeyAuthenticator {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** One indexed lookup by the keyed hash; null for an unknown or revoked key. */
-  async authenticate(secret: string): Promise<Actor | null> {
+  /**
+   * One indexed lookup by the keyed hash; null for an unknown or revoked key (or one whose creator is no
+   * longer a member of its organization), `expired` for a key past its `expires_at`.
+   */
+  async authenticate(secret: string): Promise<Actor | { expiredAt: Date } | null> {
     const row = await this.keys.findLive(this.hashOf(secret));
     if (!row) return null;
+    if (row.expires_at !== null && row.expires_at.getTime() <= Date.now()) return { expiredAt: row.expires_at };
     if (!row.last_used_at || Date.now() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
       await this.touch(row.organization_id, row.api_key_id);
     }
     return {
       organizationId: row.organization_id,
+      role: row.role as Role,
+      scopes: row.scopes?.filter(isPermission) ?? null,
       userId: row.user_id,
       email: row.email,
       firstName: row.first_name,

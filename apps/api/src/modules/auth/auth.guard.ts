@@ -10,6 +10,8 @@ import { looksLikeApiKey } from '../../common/auth/api-key-secret';
 import { rememberRoute } from '../../common/validation/route-inputs';
 import { IS_PUBLIC } from '../../common/auth/public.decorator';
 import { SessionAuthenticator } from './session.authenticator';
+import { allows } from '@app/domain';
+import { REQUIRED_PERMISSION, type RouteAccessRule } from '../../common/auth/requires.decorator';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -17,16 +19,22 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 interface RouteAccess {
   isPublic: boolean;
   rateLimited: boolean;
+  /** What an authenticated caller needs (null: the route declares nothing, and is refused). */
+  rule: RouteAccessRule | null;
 }
+
+/** The header a session names the organization it acts in with. */
+const ORGANIZATION_HEADER = 'organization-id';
 
 const setHeaders = (response: Response, headers: Record<string, string>) => {
   for (const name in headers) response.setHeader(name, headers[name]);
 };
 
 /**
- * Bearer authentication on every route not marked @Public(), and the request budgets: per credential
- * once authenticated, per client address on public routes and for failed authentications (which never
- * refuse a valid credential).
+ * Bearer authentication on every route not marked @Public(), the permission the route declares
+ * (@Requires, @AnyMember) checked against the caller's role and a key's scopes, and the request budgets:
+ * per credential once authenticated, per client address on public routes and for failed
+ * authentications (which never refuse a valid credential).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -52,15 +60,33 @@ export class AuthGuard implements CanActivate {
     // The credential is verified first: a valid one is limited only by its own budget, whatever others
     // sent from the same address (a NAT, a proxy); only a failure is counted against the address.
     let actor: Actor;
+    const organizationHeader = request.headers[ORGANIZATION_HEADER];
+    const organizationId = typeof organizationHeader === 'string' ? organizationHeader.trim() : null;
     try {
-      actor = await this.authenticate(request.headers.authorization);
+      actor = await this.authenticate(request.headers.authorization, organizationId);
     } catch (error) {
       throw error instanceof ApiError && error.status === 401 ? await this.limits.failedAuthentication(address, error) : error;
     }
     request.actor = actor;
     const credential = actor.apiKeyId !== null ? `key:${actor.apiKeyId}` : `user:${actor.userId}`;
     setHeaders(response, await this.limits.spend('credential', credential));
+    // An API key acts in its own organization only.
+    if (actor.apiKeyId !== null && organizationId !== null && organizationId.toLowerCase() !== actor.organizationId) {
+      throw ApiError.notFound(`Organization ${organizationId} not found: an API key acts in its own organization only.`);
+    }
+    this.authorize(actor, access.rule);
     return true;
+  }
+
+  private authorize(actor: Actor, rule: RouteAccessRule | null): void {
+    if (rule === 'member') return;
+    if (rule === null) throw ApiError.forbidden('This route declares no permission, so nobody may use it.');
+    if (allows(actor.role, actor.scopes, rule)) return;
+    const by =
+      actor.scopes !== null && !actor.scopes.includes(rule)
+        ? "this API key's scopes do not include it"
+        : `the role ${actor.role} does not hold it`;
+    throw ApiError.forbidden(`This needs the permission ${rule}; ${by}.`);
   }
 
   private accessOf(context: ExecutionContext): RouteAccess {
@@ -71,13 +97,14 @@ export class AuthGuard implements CanActivate {
       access = {
         isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
         rateLimited: this.reflector.getAllAndOverride<boolean>(NOT_RATE_LIMITED, targets) !== true,
+        rule: this.reflector.getAllAndOverride<RouteAccessRule | undefined>(REQUIRED_PERMISSION, targets) ?? null,
       };
       this.access.set(handler, access);
     }
     return access;
   }
 
-  private async authenticate(header: string | undefined): Promise<Actor> {
+  private async authenticate(header: string | undefined, organizationId: string | null): Promise<Actor> {
     if (!header) throw ApiError.unauthorized('Missing bearer credentials: send the header Authorization: Bearer <api key>.');
     const match = BEARER.exec(header);
     if (!match) throw ApiError.unauthorized('Malformed Authorization header: expected "Bearer <credential>".');
@@ -85,10 +112,11 @@ export class AuthGuard implements CanActivate {
     if (looksLikeApiKey(credential)) {
       const actor = await this.apiKeys.authenticate(credential);
       if (!actor) throw ApiError.unauthorized('Unknown or revoked API key.');
+      if ('expiredAt' in actor) throw ApiError.unauthorized(`This API key expired at ${actor.expiredAt.toISOString()}.`);
       return actor;
     }
     if (this.sessions.enabled) {
-      const actor = await this.sessions.authenticate(credential);
+      const actor = await this.sessions.authenticate(credential, organizationId);
       if (!actor) throw ApiError.unauthorized('Invalid or expired session token.');
       return actor;
     }

@@ -4,7 +4,11 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import type { Actor } from '../../common/auth/actor';
 import { DatabaseClient } from '../../database/database.client';
+import { ApiError } from '../../common/errors/api-error';
+import { MembershipsRepository } from '../organizations/memberships.repository';
 import { OrganizationsRepository, type UserRow } from '../organizations/organizations.repository';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface SessionClaims extends JWTPayload {
   email?: string;
@@ -26,6 +30,7 @@ export class SessionAuthenticator {
   constructor(
     private readonly database: DatabaseClient,
     private readonly organizations: OrganizationsRepository,
+    private readonly memberships: MembershipsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.jwks = config.auth.jwksUrl ? createRemoteJWKSet(new URL(config.auth.jwksUrl)) : null;
@@ -35,7 +40,11 @@ export class SessionAuthenticator {
     return this.jwks !== null;
   }
 
-  async authenticate(token: string): Promise<Actor | null> {
+  /**
+   * The session's user, acting in the organization `organizationId` names (one of the user's; any other
+   * is 404) or, when none is named, in the user's oldest membership. Null for a token that does not verify.
+   */
+  async authenticate(token: string, organizationId: string | null): Promise<Actor | null> {
     if (!this.jwks) return null;
     let claims: SessionClaims;
     try {
@@ -49,8 +58,16 @@ export class SessionAuthenticator {
     }
     if (!claims.sub || !claims.email) return null;
     const user = await this.provision(claims as SessionClaims & { sub: string; email: string });
+    const membership = await this.memberships.acting(user.id, organizationId !== null && UUID.test(organizationId) ? organizationId : null);
+    if (!membership || (organizationId !== null && membership.organizationId !== organizationId.toLowerCase())) {
+      throw ApiError.notFound(
+        organizationId === null ? 'You are not a member of any organization.' : `Organization ${organizationId} not found among yours.`,
+      );
+    }
     return {
-      organizationId: user.organization_id,
+      organizationId: membership.organizationId,
+      role: membership.role,
+      scopes: null,
       userId: user.id,
       email: user.email,
       firstName: user.first_name,

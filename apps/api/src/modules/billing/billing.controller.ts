@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Header, Post, Put, Query } from '@nestjs/common';
+import { Requires } from '../../common/auth/requires.decorator';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
@@ -22,6 +23,7 @@ export class BillingController {
   ) {}
 
   @Get('history')
+  @Requires('billing:read')
   @ApiOperation({
     operationId: 'getBillingHistory',
     summary: 'Billing history',
@@ -36,6 +38,7 @@ export class BillingController {
   }
 
   @Get('credit')
+  @Requires('billing:read')
   @ApiOperation({
     operationId: 'getCredit',
     summary: 'Credit balance and rates',
@@ -49,6 +52,7 @@ export class BillingController {
   }
 
   @Get('alerts')
+  @Requires('billing:read')
   @ApiOperation({
     summary: 'Low-balance alert settings',
     description: 'The threshold below which the balance sends the `credit.low` webhook event; null when alerts are off.',
@@ -60,6 +64,7 @@ export class BillingController {
   }
 
   @Put('alerts')
+  @Requires('billing:write')
   @ApiOperation({
     summary: 'Set the low-balance alert threshold',
     description:
@@ -73,6 +78,7 @@ export class BillingController {
   }
 
   @Post('checkout')
+  @Requires('billing:write')
   @ApiOperation({
     operationId: 'createCheckout',
     summary: 'Buy credit (Stripe Checkout)',

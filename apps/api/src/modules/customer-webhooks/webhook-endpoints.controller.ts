@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Requires } from '../../common/auth/requires.decorator';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
@@ -23,6 +24,7 @@ export class WebhookEndpointsController {
   constructor(private readonly endpoints: WebhookEndpointsService) {}
 
   @Post()
+  @Requires('webhooks:write')
   @Idempotent()
   @ApiOperation({
     summary: 'Register a webhook endpoint',
@@ -38,6 +40,7 @@ export class WebhookEndpointsController {
   }
 
   @Get()
+  @Requires('webhooks:read')
   @ApiOperation({ summary: 'List webhook endpoints', description: "The organization's endpoints, newest first, without their secrets." })
   @ApiPageResponse(WebhookEndpointView, 'Webhook endpoints of the organization, newest first')
   @ApiErrors(422, 401)
@@ -46,6 +49,7 @@ export class WebhookEndpointsController {
   }
 
   @Delete(':id')
+  @Requires('webhooks:write')
   @HttpCode(204)
   @ApiOperation({
     summary: 'Delete a webhook endpoint',
@@ -58,6 +62,7 @@ export class WebhookEndpointsController {
   }
 
   @Get(':id/deliveries')
+  @Requires('webhooks:read')
   @ApiOperation({
     summary: 'Delivery log of a webhook endpoint',
     description: 'One line per event sent to the endpoint, newest first: its status, attempts, last answer and next attempt.',
@@ -69,6 +74,7 @@ export class WebhookEndpointsController {
   }
 
   @Post(':id/deliveries/:delivery_id/retry')
+  @Requires('webhooks:write')
   @HttpCode(202)
   @ApiOperation({
     summary: 'Send a delivery again',

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { Requires } from '../../common/auth/requires.decorator';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -69,6 +70,7 @@ export class GlossariesController {
   constructor(private readonly glossaries: GlossariesService) {}
 
   @Post('glossaries')
+  @Requires('glossaries:write')
   @Idempotent()
   @ApiOperation({
     operationId: 'createGlossary',
@@ -85,6 +87,7 @@ export class GlossariesController {
   }
 
   @Get('glossaries')
+  @Requires('glossaries:read')
   @ApiOperation({ operationId: 'listGlossaries', summary: 'List glossaries', description: "The organization's glossaries, newest first." })
   @ApiPageResponse(GlossaryView, 'Glossaries of the organization, newest first')
   @ApiErrors(422, 401)
@@ -93,6 +96,7 @@ export class GlossariesController {
   }
 
   @Get('glossaries/:id')
+  @Requires('glossaries:read')
   @ApiOperation({
     operationId: 'getGlossary',
     summary: 'A glossary',
@@ -105,6 +109,7 @@ export class GlossariesController {
   }
 
   @Patch('glossaries/:id')
+  @Requires('glossaries:write')
   @ApiOperation({
     operationId: 'updateGlossary',
     summary: 'Rename a glossary or change whether it is a default',
@@ -117,6 +122,7 @@ export class GlossariesController {
   }
 
   @Delete('glossaries/:id')
+  @Requires('glossaries:write')
   @HttpCode(204)
   @ApiOperation({
     operationId: 'deleteGlossary',
@@ -130,6 +136,7 @@ export class GlossariesController {
   }
 
   @Get('glossaries/:id/entries')
+  @Requires('glossaries:read')
   @ApiOperation({
     operationId: 'listGlossaryEntries',
     summary: "A glossary's entries",
@@ -159,6 +166,7 @@ export class GlossariesController {
   }
 
   @Post('glossaries/:id/entries')
+  @Requires('glossaries:write')
   @Idempotent()
   @ApiOperation({
     operationId: 'addGlossaryEntry',
@@ -175,6 +183,7 @@ export class GlossariesController {
   }
 
   @Delete('glossaries/:id/entries/:entry_id')
+  @Requires('glossaries:write')
   @HttpCode(204)
   @ApiOperation({
     operationId: 'deleteGlossaryEntry',
@@ -188,6 +197,7 @@ export class GlossariesController {
   }
 
   @Put('glossaries/:id/entries')
+  @Requires('glossaries:write')
   @ApiOperation({
     operationId: 'replaceGlossaryEntries',
     summary: "Replace a glossary's entries",
@@ -218,6 +228,7 @@ export class GlossariesController {
   }
 
   @Get('rooms/:room_id/glossaries')
+  @Requires('rooms:read')
   @ApiOperation({
     operationId: 'getRoomGlossaries',
     summary: 'The glossaries a room uses',
@@ -232,6 +243,7 @@ export class GlossariesController {
   }
 
   @Put('rooms/:room_id/glossaries')
+  @Requires('rooms:write')
   @ApiOperation({
     operationId: 'setRoomGlossaries',
     summary: 'Choose the glossaries a room uses',

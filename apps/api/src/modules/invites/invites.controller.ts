@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Requires } from '../../common/auth/requires.decorator';
 import { ApiBearerAuth, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { Public } from '../../common/auth/public.decorator';
@@ -16,6 +17,7 @@ export class InvitesController {
   constructor(private readonly invites: InvitesService) {}
 
   @Post('rooms/:room_id/invites')
+  @Requires('rooms:write')
   @ApiOperation({
     operationId: 'mintInvite',
     summary: 'Mint an invite link',
@@ -31,6 +33,7 @@ export class InvitesController {
   }
 
   @Delete('rooms/:room_id/invites')
+  @Requires('rooms:write')
   @ApiOperation({
     operationId: 'revokeInvites',
     summary: 'Revoke every invite link of a room',

@@ -1,4 +1,5 @@
 import { SUPPORTED_LANGUAGES } from '@app/domain';
+import { AnyMember } from '../../common/auth/requires.decorator';
 import { Controller, Get } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiProperty, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { ApiErrors } from '../../common/openapi/error-responses';
@@ -13,6 +14,7 @@ export class LanguageView {
 @Controller('v1/supported-languages')
 export class LanguagesController {
   @Get()
+  @AnyMember()
   @ApiOperation({
     operationId: 'listSupportedLanguages',
     summary: 'Supported languages',

@@ -1,3 +1,4 @@
+import type { Role } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
@@ -39,16 +40,28 @@ const ORGANIZATION_EXISTS = sql<IOrganizationExistsQuery>`SELECT 1 AS found FROM
 /** `id::text`: a reference that is no uuid names no organization (instead of failing the cast). */
 const ORGANIZATION_BY_REFERENCE = sql<IOrganizationByReferenceQuery>`SELECT id FROM organizations WHERE id::text = $reference!`;
 
-const INSERT_USER = sql<IInsertUserQuery>`INSERT INTO users (organization_id, email, first_name, last_name)
-  VALUES ($organizationId!, $email!, $firstName!, $lastName!) RETURNING id`;
+const INSERT_USER = sql<IInsertUserQuery>`WITH u AS (
+    INSERT INTO users (organization_id, email, first_name, last_name)
+    VALUES ($organizationId!, $email!, $firstName!, $lastName!) RETURNING id, organization_id),
+  m AS (INSERT INTO memberships (organization_id, user_id, role) SELECT organization_id, id, $role! FROM u)
+  SELECT id FROM u`;
 
 const USER_BY_SUBJECT = sql<IUserBySubjectQuery>`SELECT id, organization_id, email, first_name, last_name, image_url, created_at
   FROM users WHERE auth_subject = $authSubject!`;
 
-const UPSERT_SESSION_USER = sql<IUpsertSessionUserQuery>`INSERT INTO users (organization_id, email, first_name, last_name, image_url, auth_subject)
-  VALUES ($organizationId!, $email!, $firstName!, $lastName!, $imageUrl!, $authSubject!)
-  ON CONFLICT (auth_subject) DO UPDATE SET auth_subject = EXCLUDED.auth_subject
-  RETURNING id, organization_id, email, first_name, last_name, image_url, created_at`;
+// The first member of an organization is its owner; a later one the identity provider places in it (its
+// `org_id` claim) joins as a viewer, for an owner to promote.
+const UPSERT_SESSION_USER = sql<IUpsertSessionUserQuery>`WITH u AS (
+    INSERT INTO users (organization_id, email, first_name, last_name, image_url, auth_subject)
+    VALUES ($organizationId!, $email!, $firstName!, $lastName!, $imageUrl!, $authSubject!)
+    ON CONFLICT (auth_subject) DO UPDATE SET auth_subject = EXCLUDED.auth_subject
+    RETURNING id, organization_id, email, first_name, last_name, image_url, created_at),
+  m AS (
+    INSERT INTO memberships (organization_id, user_id, role)
+    SELECT u.organization_id, u.id,
+           CASE WHEN EXISTS (SELECT 1 FROM memberships o WHERE o.organization_id = u.organization_id) THEN 'viewer' ELSE 'owner' END
+      FROM u ON CONFLICT (organization_id, user_id) DO NOTHING)
+  SELECT id, organization_id, email, first_name, last_name, image_url, created_at FROM u`;
 
 /** The `organizations` and their `users`. */
 @Injectable()
@@ -77,9 +90,12 @@ export class OrganizationsRepository {
     return row?.id ?? null;
   }
 
-  /** A new user's id; an email already taken in the organization (any case) fails on `users_organization_email`. */
-  async insertUser(organizationId: string, user: NewUser, sql: Sql = this.database): Promise<string> {
-    const [row] = await sql.rows(INSERT_USER, { organizationId, ...user });
+  /**
+   * A new user's id, a member of the organization with `role`; an email already taken in the organization
+   * (any case) fails on `users_organization_email`.
+   */
+  async insertUser(organizationId: string, user: NewUser, role: Role, sql: Sql = this.database): Promise<string> {
+    const [row] = await sql.rows(INSERT_USER, { organizationId, ...user, role });
     return row.id;
   }
 

@@ -71,6 +71,7 @@ export interface IInsertUserParams {
   firstName: string;
   lastName: string;
   organizationId: string;
+  role: string;
 }
 
 /** 'InsertUser' return type */

@@ -26,6 +26,7 @@ export class OrganizationsService {
       const userId = await this.organizations.insertUser(
         orgId,
         { email: input.email, firstName: input.firstName ?? '', lastName: input.lastName ?? '' },
+        'owner',
         tx,
       );
       return { orgId, userId };

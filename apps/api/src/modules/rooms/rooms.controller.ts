@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Requires } from '../../common/auth/requires.decorator';
 import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
@@ -20,6 +21,7 @@ export class RoomsController {
   ) {}
 
   @Post()
+  @Requires('rooms:write')
   @Idempotent()
   @ApiOperation({
     operationId: 'createRoom',
@@ -35,6 +37,7 @@ export class RoomsController {
   }
 
   @Get()
+  @Requires('rooms:read')
   @ApiOperation({
     operationId: 'listRooms',
     summary: 'List rooms',
@@ -47,6 +50,7 @@ export class RoomsController {
   }
 
   @Get(':room_id')
+  @Requires('rooms:read')
   @ApiOperation({
     operationId: 'getRoom',
     summary: 'Get a room with per-participant usage',
@@ -60,6 +64,7 @@ export class RoomsController {
   }
 
   @Delete(':room_id')
+  @Requires('rooms:write')
   @ApiOperation({
     operationId: 'endRoom',
     summary: 'End a room',
@@ -74,6 +79,7 @@ export class RoomsController {
   }
 
   @Post(':room_name/token')
+  @Requires('rooms:write')
   @ApiOperation({
     operationId: 'createJoinToken',
     summary: 'Issue a join token for a member',

@@ -1,4 +1,5 @@
 import { TRANSCRIPT_CONTENT_TYPES } from '@app/domain/transcripts';
+import { Requires } from '../../common/auth/requires.decorator';
 import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -27,6 +28,7 @@ export class TranscriptsController {
   constructor(private readonly transcripts: TranscriptsService) {}
 
   @Get('rooms/:room_id/transcript')
+  @Requires('rooms:read')
   @ApiOperation({
     operationId: 'getRoomTranscript',
     summary: "A room's transcript",
@@ -55,6 +57,7 @@ export class TranscriptsController {
   }
 
   @Delete('rooms/:room_id/transcript')
+  @Requires('rooms:write')
   @HttpCode(204)
   @ApiOperation({
     operationId: 'eraseRoomTranscript',
@@ -69,6 +72,7 @@ export class TranscriptsController {
   }
 
   @Get('transcripts/settings')
+  @Requires('rooms:read')
   @ApiOperation({
     operationId: 'getTranscriptSettings',
     summary: 'Transcript settings',
@@ -81,6 +85,7 @@ export class TranscriptsController {
   }
 
   @Put('transcripts/settings')
+  @Requires('rooms:write')
   @ApiOperation({
     operationId: 'setTranscriptSettings',
     summary: 'Change transcript settings',

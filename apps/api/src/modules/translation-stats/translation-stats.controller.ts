@@ -1,4 +1,5 @@
 import { Controller, Get, Param } from '@nestjs/common';
+import { Requires } from '../../common/auth/requires.decorator';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
@@ -13,6 +14,7 @@ export class TranslationStatsController {
   constructor(private readonly stats: TranslationStatsService) {}
 
   @Get(':room_id/translation-stats')
+  @Requires('rooms:read')
   @ApiOperation({
     operationId: 'getTranslationStats',
     summary: 'Translator presence and per-direction latency (end of speech → first translated audio) of a room',

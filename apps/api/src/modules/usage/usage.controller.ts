@@ -1,4 +1,5 @@
 import { Controller, Get, Header, Query } from '@nestjs/common';
+import { Requires } from '../../common/auth/requires.decorator';
 import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
@@ -12,6 +13,7 @@ export class UsageController {
   constructor(private readonly usage: UsageService) {}
 
   @Get('overview')
+  @Requires('billing:read')
   @ApiOperation({
     operationId: 'getUsageOverview',
     summary: 'Usage over time, for charts',

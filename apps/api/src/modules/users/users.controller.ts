@@ -1,4 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
+import { AnyMember } from '../../common/auth/requires.decorator';
 import { ApiBearerAuth, ApiOkResponse, ApiTags, ApiOperation } from '@nestjs/swagger';
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
@@ -10,6 +11,7 @@ import { UserView } from './user.dto';
 export class UsersController {
   /** The actor was loaded with the credential in one query, so this needs no second one. */
   @Get('me')
+  @AnyMember()
   @ApiOperation({
     operationId: 'getCurrentUser',
     summary: 'The current user',
