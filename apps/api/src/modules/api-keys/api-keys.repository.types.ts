@@ -1,8 +1,6 @@
 /** Types generated for queries found in "apps/api/src/modules/api-keys/api-keys.repository.ts" */
 export type BufferArray = (Buffer)[];
 
-export type NumberOrString = number | string;
-
 /** 'LockOrganization' parameters type */
 export interface ILockOrganizationParams {
   organizationId: string;
@@ -64,8 +62,8 @@ export interface IInsertQuery {
 
 /** 'ListActive' parameters type */
 export interface IListActiveParams {
-  limit: NumberOrString;
-  offset: NumberOrString;
+  limit: number;
+  offset: number;
   organizationId: string;
 }
 

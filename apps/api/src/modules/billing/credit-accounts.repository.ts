@@ -22,8 +22,8 @@ export interface CreditAccount {
 
 export type CreditKind = 'purchase' | 'grant' | 'refund' | 'adjustment';
 
-/** One credit line as recorded (the fields a history line shows), its bigints as numbers. */
-export type LedgerRow = Omit<IInsertCreditResult, 'id' | 'delta_cents'> & { id: number; delta_cents: number };
+/** One credit line as recorded (the fields a history line shows). */
+export type LedgerRow = IInsertCreditResult;
 
 export interface CreditLine {
   organizationId: string;
@@ -102,8 +102,8 @@ export class CreditAccountsRepository {
   async readAccount(organizationId: string): Promise<CreditAccount> {
     const account = await this.accounts.load(organizationId);
     return {
-      balance: account ? Number(account.balance_cents) : 0,
-      lowBalanceCents: account && account.low_balance_cents !== null ? Number(account.low_balance_cents) : null,
+      balance: account?.balance_cents ?? 0,
+      lowBalanceCents: account?.low_balance_cents ?? null,
     };
   }
 
@@ -122,18 +122,14 @@ export class CreditAccountsRepository {
    */
   async moveBalance(organizationId: string, delta: number, currency: string, sql: Sql = this.database): Promise<BalanceMove> {
     const [account] = await sql.rows(MOVE_BALANCE, { organizationId, delta, currency });
-    const after = Number(account.balance_cents);
-    return {
-      before: after - delta,
-      after,
-      lowBalanceCents: account.low_balance_cents === null ? null : Number(account.low_balance_cents),
-    };
+    const after = account.balance_cents;
+    return { before: after - delta, after, lowBalanceCents: account.low_balance_cents };
   }
 
   /** The line as recorded, or null when a purchase with this provider reference was already recorded. */
   async insertCredit(line: CreditLine, sql: Sql = this.database): Promise<LedgerRow | null> {
     const [row] = await sql.rows(INSERT_CREDIT, line);
-    return row ? { ...row, id: Number(row.id), delta_cents: Number(row.delta_cents) } : null;
+    return row ?? null;
   }
 
   /** All charges and corrections with one insert (the balance is moved separately, by their sum per organization). */

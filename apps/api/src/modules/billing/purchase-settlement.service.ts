@@ -80,7 +80,7 @@ export class PurchaseSettlementService {
     const data = {
       kind: line.kind,
       occurred_at: line.occurred_at,
-      delta_cents: Number(line.delta_cents),
+      delta_cents: line.delta_cents,
       currency: line.currency,
       provider_reference: line.provider_reference,
     };

@@ -212,7 +212,7 @@ export class GlossariesRepository {
   /** The organization's revision, one more; returns it. */
   async bumpRevision(organizationId: string, tx: Sql): Promise<number> {
     const [row] = await tx.rows(BUMP_REVISION, { organizationId });
-    return Number(row.revision);
+    return row.revision;
   }
 
   async count(organizationId: string, sql: Sql = this.database): Promise<number> {
@@ -370,7 +370,7 @@ export class GlossariesRepository {
     const entries = new Map(
       Object.entries(row.glossaries as unknown as Record<string, StoredEntry[]>).map(([id, stored]) => [id, stored.map(toEntry)] as const),
     );
-    const revision = Number(row.revision);
+    const revision = row.revision;
     return new Map(
       Object.entries(rooms).map(([roomId, ids]) => [
         roomId,

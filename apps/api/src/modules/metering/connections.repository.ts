@@ -121,8 +121,8 @@ const MOVE_ENDS_EARLIER = sql<IMoveEndsEarlierQuery>`UPDATE connections c SET le
     AS v(id, organization_id, left_at, minutes, cents),
        connections before
   WHERE c.id = v.id AND c.organization_id = v.organization_id AND before.id = c.id AND c.left_at > v.left_at
-  RETURNING c.id, c.organization_id, c.room_id, c.left_at AS "left_at!", before.connection_minutes AS previous_minutes,
-            before.charged_cents AS previous_cents, c.connection_minutes AS minutes, c.charged_cents AS cents`;
+  RETURNING c.id, c.organization_id, c.room_id, c.left_at AS "left_at!", before.connection_minutes AS "previous_minutes!",
+            before.charged_cents AS "previous_cents!", c.connection_minutes AS "minutes!", c.charged_cents AS "cents!"`;
 
 /**
  * Room by room through the open connections' index (`OFFSET 0` keeps the lookup from being
@@ -155,7 +155,7 @@ type OpenedRow = Narrowed<IOpenResult, { kind: ParticipantKind | null }>;
 type ClosedRow = Narrowed<ICloseResult, { kind: ParticipantKind | null }>;
 
 const toOpen = (row: IOpenByIdResult): OpenConnection => ({
-  id: Number(row.id),
+  id: row.id,
   organizationId: row.organization_id,
   roomId: row.room_id,
   joinedAt: row.joined_at,
@@ -185,7 +185,7 @@ export class ConnectionsRepository {
       centsPerMinute: connections.map((c) => c.centsPerMinute),
     });
     return rows.map((row) => ({
-      id: Number(row.id),
+      id: row.id,
       roomId: row.room_id,
       participantSid: row.participant_sid,
       kind: row.kind,
@@ -227,7 +227,7 @@ export class ConnectionsRepository {
     if (ends.length === 0) return [];
     const rows = await sql.rows<ICloseQuery, ClosedRow>(CLOSE, endColumns(ends));
     return rows.map((row) => ({
-      id: Number(row.id),
+      id: row.id,
       kind: row.kind,
       identity: row.identity,
       joinedAt: row.joined_at,
@@ -249,14 +249,14 @@ export class ConnectionsRepository {
     if (ends.length === 0) return [];
     const rows = await sql.rows(MOVE_ENDS_EARLIER, endColumns(ends));
     return rows.map((row) => ({
-      id: Number(row.id),
+      id: row.id,
       organizationId: row.organization_id,
       roomId: row.room_id,
       leftAt: row.left_at,
-      previousMinutes: Number(row.previous_minutes),
-      previousCents: Number(row.previous_cents),
-      minutes: Number(row.minutes),
-      cents: Number(row.cents),
+      previousMinutes: row.previous_minutes,
+      previousCents: row.previous_cents,
+      minutes: row.minutes,
+      cents: row.cents,
     }));
   }
 

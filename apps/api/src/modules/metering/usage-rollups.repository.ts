@@ -71,8 +71,8 @@ export class UsageRollupsRepository {
       id: row.id,
       organizationId: row.organization_id,
       startedAt: row.started_at,
-      minutes: Number(row.minutes),
-      participants: Number(row.participants),
+      minutes: row.minutes,
+      participants: row.participants,
     }));
   }
 

@@ -30,10 +30,8 @@ import type {
   ILockByLivekitNamesQuery,
   IMarkSettledQuery,
   IParticipantsQuery,
-  IParticipantsResult,
   IRoomPageQuery,
   IRoomViewQuery,
-  IRoomViewResult,
   IRoomViewsQuery,
   IRoomViewsResult,
   ISetModeQuery,
@@ -41,12 +39,6 @@ import type {
 } from './rooms.repository.types';
 
 const UNIQUE_VIOLATION = '23505';
-
-/** A room's view as read (its status and mode narrowed), before its bigint total becomes a number. */
-type RoomViewColumns = Narrowed<IRoomViewResult, { status: RoomStatus; streaming_mode: StreamingMode | null }>;
-
-/** A connection as read (its kind narrowed), before its bigints become numbers. */
-type ParticipantColumns = Narrowed<IParticipantsResult, { participant_kind: ParticipantUsageRow['participant_kind'] }>;
 
 /** A room and one of its participants (or none) as read. */
 type RoomViewRowColumns = Narrowed<
@@ -124,20 +116,6 @@ const LIVE_ROOM = sql<ILiveRoomQuery>`SELECT id, organization_id, name, livekit_
 
 const SET_MODE = sql<ISetModeQuery>`UPDATE rooms SET streaming_mode = $mode! WHERE id = $roomId! AND organization_id = $organizationId!`;
 
-/** The view of a room as read: its bigint total as a number. */
-function roomView(room: RoomViewColumns): RoomViewRow {
-  return { ...room, total_charged_cents: Number(room.total_charged_cents) };
-}
-
-/** A connection as read: its bigints (id, cents) as numbers. */
-function participantUsage(participant: ParticipantColumns): ParticipantUsageRow {
-  return {
-    ...participant,
-    id: Number(participant.id),
-    charged_cents: participant.charged_cents === null ? null : Number(participant.charged_cents),
-  };
-}
-
 // The function (database/functions/admit_tokens_shared.sql) takes each request's organization.
 
 /**
@@ -169,17 +147,17 @@ export class RoomsRepository {
 
   /** One page of the organization's rooms, newest first; `limit + 1` rows tell whether more exist. */
   async page(organizationId: string, limit: number, offset: number, sql: Sql = this.database): Promise<RoomViewRow[]> {
-    return (await sql.rows<IRoomPageQuery, RoomViewColumns>(ROOM_PAGE, { organizationId, limit, offset })).map(roomView);
+    return sql.rows<IRoomPageQuery, RoomViewRow>(ROOM_PAGE, { organizationId, limit, offset });
   }
 
   async view(organizationId: string, roomId: string, sql: Sql = this.database): Promise<RoomViewRow | null> {
-    const [room] = await sql.rows<IRoomViewQuery, RoomViewColumns>(ROOM_VIEW, { roomId, organizationId });
-    return room ? roomView(room) : null;
+    const [room] = await sql.rows<IRoomViewQuery, RoomViewRow>(ROOM_VIEW, { roomId, organizationId });
+    return room ?? null;
   }
 
   /** The room's connections, in the order they joined. */
   async participants(organizationId: string, roomId: string, sql: Sql = this.database): Promise<ParticipantUsageRow[]> {
-    return (await sql.rows<IParticipantsQuery, ParticipantColumns>(PARTICIPANTS, { roomId, organizationId })).map(participantUsage);
+    return sql.rows<IParticipantsQuery, ParticipantUsageRow>(PARTICIPANTS, { roomId, organizationId });
   }
 
   /** What ending the room needs to know: its LiveKit room and whether it has ended already. */
@@ -279,11 +257,18 @@ export class RoomsRepository {
         ...room
       } = row;
       let view = views.get(room.id);
-      if (!view) views.set(room.id, (view = { ...roomView(room), participants: [] }));
+      if (!view) views.set(room.id, (view = { ...room, participants: [] }));
       if (id === null || participant_identity === null || joined_at === null) continue;
-      view.participants.push(
-        participantUsage({ id, participant_identity, participant_kind, languages, joined_at, left_at, connection_minutes, charged_cents }),
-      );
+      view.participants.push({
+        id,
+        participant_identity,
+        participant_kind,
+        languages,
+        joined_at,
+        left_at,
+        connection_minutes,
+        charged_cents,
+      });
     }
     return views;
   }

@@ -50,7 +50,7 @@ export class TranslationStatsService {
             p50Ms: r.p50_ms ?? 0,
             p95Ms: r.p95_ms ?? 0,
             samples: r.samples ?? 0,
-            audioSeconds: Number(r.audio_seconds ?? 0),
+            audioSeconds: r.audio_seconds ?? 0,
           })),
         );
         const [source = '', target = ''] = direction.split('>');

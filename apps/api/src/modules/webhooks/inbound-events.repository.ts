@@ -125,6 +125,6 @@ export class InboundEventsRepository {
   /** Events stored longer ago than `olderThanMs` and still not applied, oldest first. */
   async unprocessed(olderThanMs: number, limit: number, sql: Sql = this.database): Promise<UnprocessedEvent[]> {
     const rows = await sql.rows<IUnprocessedQuery, UnprocessedRow>(UNPROCESSED, { olderThanSeconds: olderThanMs / 1000, limit });
-    return rows.map((row) => ({ provider: row.provider, eventId: row.event_id, subject: row.subject, seq: Number(row.seq) }));
+    return rows.map((row) => ({ provider: row.provider, eventId: row.event_id, subject: row.subject, seq: row.seq }));
   }
 }
