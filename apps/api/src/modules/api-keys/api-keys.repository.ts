@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { prepared, sql } from '../../database/typed-sql';
 import type {
   ICountActiveQuery,
@@ -87,8 +87,8 @@ export class ApiKeysRepository {
   }
 
   /** Locks the organization's row until the transaction `sql` ends. */
-  async lockOrganization(organizationId: string, sql: Sql): Promise<void> {
-    await sql.rows(LOCK_ORGANIZATION, { organizationId });
+  async lockOrganization(organizationId: string, tx: Tx): Promise<void> {
+    await tx.rows(LOCK_ORGANIZATION, { organizationId });
   }
 
   /** Keys not revoked. Run after `lockOrganization`, in its own statement, it sees every key committed before. */
@@ -97,8 +97,8 @@ export class ApiKeysRepository {
     return row.active;
   }
 
-  async insert(organizationId: string, key: NewApiKey, sql: Sql = this.database): Promise<ApiKeyRow> {
-    const [row] = await sql.rows(INSERT, { organizationId, ...key });
+  async insert(organizationId: string, key: NewApiKey, tx: Tx): Promise<ApiKeyRow> {
+    const [row] = await tx.rows(INSERT, { organizationId, ...key });
     return row;
   }
 
@@ -108,8 +108,8 @@ export class ApiKeysRepository {
   }
 
   /** False when the organization has no such live key (another organization's, or revoked already). */
-  async revoke(organizationId: string, keyId: string, sql: Sql = this.database): Promise<boolean> {
-    return (await sql.rows(REVOKE, { keyId, organizationId })).length > 0;
+  async revoke(organizationId: string, keyId: string, tx: Tx): Promise<boolean> {
+    return (await tx.rows(REVOKE, { keyId, organizationId })).length > 0;
   }
 
   /** The live key whose keyed hash (hex) this is, with its user; undefined for an unknown or revoked key. */
@@ -118,8 +118,8 @@ export class ApiKeysRepository {
   }
 
   /** Records a use now, unless one was recorded within the last minute. */
-  async touch(organizationId: string, apiKeyId: string, sql: Sql = this.database): Promise<void> {
-    await sql.rows(TOUCH, { apiKeyId, organizationId });
+  async touch(organizationId: string, apiKeyId: string, tx: Tx): Promise<void> {
+    await tx.rows(TOUCH, { apiKeyId, organizationId });
   }
 
   /** Whether a live key with this keyed hash acts for a user of the organization. */

@@ -46,6 +46,7 @@ export class ApiKeysService {
   }
 
   async revoke(actor: Actor, keyId: string): Promise<void> {
-    if (!(await this.keys.revoke(actor.organizationId, keyId))) throw ApiError.notFound('API key not found.');
+    if (!(await this.database.oneStatement((tx) => this.keys.revoke(actor.organizationId, keyId, tx))))
+      throw ApiError.notFound('API key not found.');
   }
 }

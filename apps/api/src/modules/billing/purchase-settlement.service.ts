@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { asJsonObject } from '../../common/json/json-shape';
 import { CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { LedgerService } from './ledger.service';
 
@@ -32,7 +32,7 @@ export class PurchaseSettlementService {
     private readonly organizations: OrganizationsRepository,
   ) {}
 
-  async apply(tx: Sql, payload: unknown): Promise<void> {
+  async apply(tx: Tx, payload: unknown): Promise<void> {
     const event = asJsonObject(payload);
     const eventId = String(event?.id);
     const type = event?.type;

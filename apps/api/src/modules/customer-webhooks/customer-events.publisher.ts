@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import { CUSTOMER_EVENTS_KEY } from '../../database/hot-row-keys';
 import { HotRowWritesService } from '../../database/hot-row-writes.service';
 import type { CustomerEventType } from './event-types';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { RoomsRepository } from '../rooms/rooms.repository';
@@ -35,11 +35,11 @@ export class CustomerEventsPublisher {
     private readonly rooms: RoomsRepository,
   ) {}
 
-  async emit(tx: Sql, event: CustomerEvent): Promise<void> {
+  async emit(tx: Tx, event: CustomerEvent): Promise<void> {
     await this.hot.append(tx, CUSTOMER_EVENTS_KEY, event, (events) => this.write(tx, events));
   }
 
-  private async write(tx: Sql, events: CustomerEvent[]): Promise<void> {
+  private async write(tx: Tx, events: CustomerEvent[]): Promise<void> {
     const endpoints = await this.endpoints.subscribed([...new Set(events.map((e) => e.organizationId))], tx);
     const targets = events
       .map((event) => ({

@@ -1,7 +1,7 @@
 import type { ParticipantKind } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { type Narrowed, prepared, sql, withNulls } from '../../database/typed-sql';
 import type {
   IByParticipantQuery,
@@ -172,9 +172,9 @@ export class ConnectionsRepository {
   constructor(private readonly database: DatabaseClient) {}
 
   /** Opens the connections not opened before (a repeated join opens nothing); returns those it opened. */
-  async open(connections: NewConnection[], sql: Sql = this.database): Promise<OpenedConnection[]> {
+  async open(connections: NewConnection[], tx: Tx): Promise<OpenedConnection[]> {
     if (connections.length === 0) return [];
-    const rows = await sql.rows<IOpenQuery, OpenedRow>(OPEN, {
+    const rows = await tx.rows<IOpenQuery, OpenedRow>(OPEN, {
       roomIds: connections.map((c) => c.roomId),
       organizationIds: connections.map((c) => c.organizationId),
       participantSids: connections.map((c) => c.participantSid),
@@ -223,9 +223,9 @@ export class ConnectionsRepository {
    * Ends the connections with one statement, each with its minutes and charge; one already closed
    * (by an earlier close, or a concurrent one) is left as it is and not returned.
    */
-  async close(ends: ConnectionEnd[], sql: Sql = this.database): Promise<ClosedConnection[]> {
+  async close(ends: ConnectionEnd[], tx: Tx): Promise<ClosedConnection[]> {
     if (ends.length === 0) return [];
-    const rows = await sql.rows<ICloseQuery, ClosedRow>(CLOSE, endColumns(ends));
+    const rows = await tx.rows<ICloseQuery, ClosedRow>(CLOSE, endColumns(ends));
     return rows.map((row) => ({
       id: row.id,
       kind: row.kind,
@@ -245,9 +245,9 @@ export class ConnectionsRepository {
    * Moves the ends of closed connections earlier, each with its new minutes and charge; a connection
    * whose end is already at or before the new one is left as it is and not returned.
    */
-  async moveEndsEarlier(ends: ConnectionEnd[], sql: Sql = this.database): Promise<CorrectedConnection[]> {
+  async moveEndsEarlier(ends: ConnectionEnd[], tx: Tx): Promise<CorrectedConnection[]> {
     if (ends.length === 0) return [];
-    const rows = await sql.rows(MOVE_ENDS_EARLIER, endColumns(ends));
+    const rows = await tx.rows(MOVE_ENDS_EARLIER, endColumns(ends));
     return rows.map((row) => ({
       id: row.id,
       organizationId: row.organization_id,

@@ -3,7 +3,7 @@
 import type { RoomStatus, StreamingMode } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { type Narrowed, prepared, sql } from '../../database/typed-sql';
 import {
   type ClosedTranscriptRoom,
@@ -135,9 +135,9 @@ export class RoomsRepository {
   }
 
   /** Inserts the room; false (nothing inserted) when a live room of the organization has its name. */
-  async insert(room: NewRoom, sql: Sql = this.database): Promise<boolean> {
+  async insert(room: NewRoom, tx: Tx): Promise<boolean> {
     try {
-      await sql.rows(INSERT_ROOM, room);
+      await tx.rows(INSERT_ROOM, room);
       return true;
     } catch (error) {
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) return false;
@@ -177,14 +177,14 @@ export class RoomsRepository {
    * admissions take it shared) and reads the room after it is held, so the decision sees every
    * earlier admission. Null when the room is not live (or not the organization's). Run it in a transaction.
    */
-  async lockAdmissions(organizationId: string, roomId: string, tx: Sql): Promise<RoomRow | null> {
+  async lockAdmissions(organizationId: string, roomId: string, tx: Tx): Promise<RoomRow | null> {
     await tx.rows(ADMISSION_LOCK, { roomId });
     const [room] = await tx.rows<ILiveRoomQuery, RoomRow>(LIVE_ROOM, { roomId, organizationId });
     return room ?? null;
   }
 
-  async setMode(organizationId: string, roomId: string, mode: StreamingMode, sql: Sql = this.database): Promise<void> {
-    await sql.rows(SET_MODE, { roomId, organizationId, mode });
+  async setMode(organizationId: string, roomId: string, mode: StreamingMode, tx: Tx): Promise<void> {
+    await tx.rows(SET_MODE, { roomId, organizationId, mode });
   }
 
   // Lifecycle: ending a room, translator presence (driven by LiveKit events).
@@ -195,23 +195,20 @@ export class RoomsRepository {
    * organizations (it begins with the organization's id): each later statement on a room found here
    * is scoped to the organization it carries.
    */
-  async lockByLiveKitNames(livekitNames: string[], sql: Sql = this.database): Promise<RoomRow[]> {
-    return sql.rows<ILockByLivekitNamesQuery, RoomRow>(LOCK_BY_LIVEKIT_NAMES_PREPARED, { livekitNames });
+  async lockByLiveKitNames(livekitNames: string[], tx: Tx): Promise<RoomRow[]> {
+    return tx.rows<ILockByLivekitNamesQuery, RoomRow>(LOCK_BY_LIVEKIT_NAMES_PREPARED, { livekitNames });
   }
 
   /** Locks the organization's room for a change of its lifecycle; null when it has no such room. */
-  async lockForLifecycle(organizationId: string, roomId: string, sql: Sql = this.database): Promise<RoomRow | null> {
-    const [room] = await sql.rows<ILockByIdQuery, RoomRow>(LOCK_BY_ID, { roomId, organizationId });
+  async lockForLifecycle(organizationId: string, roomId: string, tx: Tx): Promise<RoomRow | null> {
+    const [room] = await tx.rows<ILockByIdQuery, RoomRow>(LOCK_BY_ID, { roomId, organizationId });
     return room ?? null;
   }
 
   /** Joins moved these rooms' start (and made those that `starts` active). */
-  async activate(
-    changes: { organizationId: string; roomId: string; starts: boolean; startedAt: Date }[],
-    sql: Sql = this.database,
-  ): Promise<void> {
+  async activate(changes: { organizationId: string; roomId: string; starts: boolean; startedAt: Date }[], tx: Tx): Promise<void> {
     if (changes.length === 0) return;
-    await sql.rows(ACTIVATE, {
+    await tx.rows(ACTIVATE, {
       organizationIds: changes.map((c) => c.organizationId),
       roomIds: changes.map((c) => c.roomId),
       starts: changes.map((c) => c.starts),
@@ -223,8 +220,8 @@ export class RoomsRepository {
    * Ends the room at `at`, but never before it started or was created, to settle `settleMs` from now;
    * returns the end it was given (null when the organization has no such room).
    */
-  async end(organizationId: string, roomId: string, at: Date, settleMs: number, sql: Sql = this.database): Promise<Date | null> {
-    const [row] = await sql.rows(END, { roomId, organizationId, at, settleSeconds: settleMs / 1000 });
+  async end(organizationId: string, roomId: string, at: Date, settleMs: number, tx: Tx): Promise<Date | null> {
+    const [row] = await tx.rows(END, { roomId, organizationId, at, settleSeconds: settleMs / 1000 });
     return row?.ended_at ?? null;
   }
 
@@ -235,8 +232,8 @@ export class RoomsRepository {
   }
 
   /** Marks the ended room settled; false when it had settled already (or is not the organization's ended room). */
-  async markSettled(organizationId: string, roomId: string, sql: Sql = this.database): Promise<boolean> {
-    return (await sql.count(MARK_SETTLED, { roomId, organizationId })) > 0;
+  async markSettled(organizationId: string, roomId: string, tx: Tx): Promise<boolean> {
+    return (await tx.count(MARK_SETTLED, { roomId, organizationId })) > 0;
   }
 
   /** The rooms (each of its organization) as GET /v1/rooms/{id} shows them, by id. */
@@ -274,9 +271,9 @@ export class RoomsRepository {
   }
 
   /** Adds the minutes and cents of connections that ended to their rooms' totals, one statement for all. */
-  async addToTotals(deltas: RoomTotalsDelta[], sql: Sql = this.database): Promise<void> {
+  async addToTotals(deltas: RoomTotalsDelta[], tx: Tx): Promise<void> {
     if (deltas.length === 0) return;
-    await sql.rows(ADD_TO_TOTALS, {
+    await tx.rows(ADD_TO_TOTALS, {
       organizationIds: deltas.map((d) => d.organizationId),
       roomIds: deltas.map((d) => d.roomId),
       minutes: deltas.map((d) => d.minutes),
@@ -289,15 +286,15 @@ export class RoomsRepository {
    * it was closed already (or the room has not ended). Holding the row, it waits for segment inserts
    * that read the room open.
    */
-  async closeTranscript(roomId: string, sql: Sql): Promise<ClosedTranscriptRoom | null> {
-    const [room] = await sql.rows(CLOSE_TRANSCRIPT, { roomId });
+  async closeTranscript(roomId: string, tx: Tx): Promise<ClosedTranscriptRoom | null> {
+    const [room] = await tx.rows(CLOSE_TRANSCRIPT, { roomId });
     return room ? { organizationId: room.organization_id, name: room.name, startedAt: room.started_at, endedAt: room.ended_at } : null;
   }
 
   /** Flips the translator presence of these rooms, each moving to its next generation. */
-  async flipTranslatorPresence(rooms: { organizationId: string; id: string }[], sql: Sql = this.database): Promise<void> {
+  async flipTranslatorPresence(rooms: { organizationId: string; id: string }[], tx: Tx): Promise<void> {
     if (rooms.length === 0) return;
-    await sql.rows(FLIP_TRANSLATOR_PRESENCE, {
+    await tx.rows(FLIP_TRANSLATOR_PRESENCE, {
       organizationIds: rooms.map((room) => room.organizationId),
       roomIds: rooms.map((room) => room.id),
     });
