@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { ConnectionsRepository, type NewConnection } from '../../src/modules/metering/connections.repository';
@@ -177,5 +178,37 @@ describe('ConnectionsRepository', () => {
       ].sort(),
     );
     expect(await connections.connectedLanguages([{ organizationId: one.org.organizationId, id: two.room.id }])).toEqual(new Map());
+  });
+
+  it("moves an end earlier from the figures of the row it locks, not its snapshot's, without the room's lock", async () => {
+    const { org, join } = await roomOfNewOrganization();
+    const [a] = await connections.open([join('PA_a')], autocommit(database));
+    const at = (minutes: number) => new Date(joinedAt.getTime() + minutes * 60_000);
+    const end = (minutes: number) => ({ organizationId: org.organizationId, id: a.id, leftAt: at(minutes), minutes, cents: 3 * minutes });
+    await connections.close([end(10)], autocommit(database));
+
+    // The first move holds the row, uncommitted, while a second one, earlier still, starts and waits for it.
+    let commitFirst = () => {};
+    let firstMoved = () => {};
+    const moved = new Promise<void>((resolve) => (firstMoved = resolve));
+    const first = database.transaction(async (tx) => {
+      const corrected = await connections.moveEndsEarlier([end(6)], tx);
+      firstMoved();
+      await new Promise<void>((resolve) => (commitFirst = resolve));
+      return corrected;
+    });
+    await moved;
+    const second = database.transaction((tx) => connections.moveEndsEarlier([end(3)], tx));
+    // Watched from a connection of its own: the two transactions hold both of the pool's.
+    const watcher = new Client({ connectionString: databaseUrl });
+    await watcher.connect();
+    const waiting = `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+    while ((await watcher.query(waiting)).rowCount === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await watcher.end();
+    commitFirst();
+
+    expect((await first).map((c) => [c.previousMinutes, c.previousCents, c.minutes, c.cents])).toEqual([[10, 30, 6, 18]]);
+    // What the first move left, not the 10 minutes the second statement's snapshot saw: the corrections add up.
+    expect((await second).map((c) => [c.previousMinutes, c.previousCents, c.minutes, c.cents])).toEqual([[6, 18, 3, 9]]);
   });
 });

@@ -118,7 +118,8 @@ export class CreditAccountsRepository {
 
   /**
    * Adds `delta` to the balance (a new account starts at 0), holding the row's lock until the
-   * transaction ends: concurrent moves see each other's result, never the same `before`.
+   * transaction ends: concurrent moves see each other's result, never the same `before`. Needs no
+   * lock of its caller.
    */
   async moveBalance(organizationId: string, delta: number, currency: string, tx: Tx): Promise<BalanceMove> {
     const [account] = await tx.rows(MOVE_BALANCE, { organizationId, delta, currency });
@@ -132,7 +133,10 @@ export class CreditAccountsRepository {
     return row ?? null;
   }
 
-  /** All charges and corrections with one insert (the balance is moved separately, by their sum per organization). */
+  /**
+   * All charges and corrections with one insert (append-only: needs no lock). The balance is moved
+   * separately, by their sum per organization, in the same `tx`.
+   */
   async insertCharges(charges: ChargeLine[], currency: string, tx: Tx): Promise<void> {
     if (charges.length === 0) return;
     await tx.rows(INSERT_CHARGES, {

@@ -115,14 +115,20 @@ const CLOSE = sql<ICloseQuery>`UPDATE connections c SET left_at = v.left_at, con
 const CLOSED_AFTER = sql<IClosedAfterQuery>`SELECT id, organization_id, room_id, joined_at, cents_per_minute, left_at, participant_sid FROM connections
   WHERE room_id = $roomId! AND organization_id = $organizationId! AND left_at > $at!`;
 
-// `before` is the row as this statement's snapshot saw it: the figures the correction replaces.
-const MOVE_ENDS_EARLIER = sql<IMoveEndsEarlierQuery>`UPDATE connections c SET left_at = v.left_at, connection_minutes = v.minutes, charged_cents = v.cents
-  FROM unnest($ids!::bigint[], $organizationIds!::uuid[], $leftAts!::timestamptz[], $minutes!::int[], $cents!::bigint[])
-    AS v(id, organization_id, left_at, minutes, cents),
-       connections before
-  WHERE c.id = v.id AND c.organization_id = v.organization_id AND before.id = c.id AND c.left_at > v.left_at
-  RETURNING c.id, c.organization_id, c.room_id, c.left_at AS "left_at!", before.connection_minutes AS "previous_minutes!",
-            before.charged_cents AS "previous_cents!", c.connection_minutes AS "minutes!", c.charged_cents AS "cents!"`;
+// The figures replaced are read from the row as `locked` holds it (FOR UPDATE waits for a concurrent
+// move and then reads its result), so the correction is right whatever lock its caller holds.
+const MOVE_ENDS_EARLIER = sql<IMoveEndsEarlierQuery>`WITH locked AS (
+    SELECT c.id, c.connection_minutes, c.charged_cents, v.left_at, v.minutes, v.cents
+      FROM unnest($ids!::bigint[], $organizationIds!::uuid[], $leftAts!::timestamptz[], $minutes!::int[], $cents!::bigint[])
+        AS v(id, organization_id, left_at, minutes, cents)
+      JOIN connections c ON c.id = v.id AND c.organization_id = v.organization_id
+     ORDER BY c.id
+       FOR UPDATE OF c)
+  UPDATE connections c SET left_at = l.left_at, connection_minutes = l.minutes, charged_cents = l.cents
+    FROM locked l
+   WHERE c.id = l.id AND c.left_at > l.left_at
+  RETURNING c.id, c.organization_id, c.room_id, c.left_at AS "left_at!", l.connection_minutes AS "previous_minutes!",
+            l.charged_cents AS "previous_cents!", c.connection_minutes AS "minutes!", c.charged_cents AS "cents!"`;
 
 /**
  * Room by room through the open connections' index (`OFFSET 0` keeps the lookup from being
@@ -221,7 +227,8 @@ export class ConnectionsRepository {
 
   /**
    * Ends the connections with one statement, each with its minutes and charge; one already closed
-   * (by an earlier close, or a concurrent one) is left as it is and not returned.
+   * (by an earlier close, or a concurrent one: the UPDATE re-checks the row it locks) is left as it
+   * is and not returned. Needs no lock of its caller.
    */
   async close(ends: ConnectionEnd[], tx: Tx): Promise<ClosedConnection[]> {
     if (ends.length === 0) return [];
@@ -243,7 +250,8 @@ export class ConnectionsRepository {
 
   /**
    * Moves the ends of closed connections earlier, each with its new minutes and charge; a connection
-   * whose end is already at or before the new one is left as it is and not returned.
+   * whose end is already at or before the new one is left as it is and not returned. Its previous
+   * figures are those of the row it locked: right without the caller holding the room's lock.
    */
   async moveEndsEarlier(ends: ConnectionEnd[], tx: Tx): Promise<CorrectedConnection[]> {
     if (ends.length === 0) return [];

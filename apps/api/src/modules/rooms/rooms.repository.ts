@@ -270,7 +270,11 @@ export class RoomsRepository {
     return views;
   }
 
-  /** Adds the minutes and cents of connections that ended to their rooms' totals, one statement for all. */
+  /**
+   * Adds the minutes and cents of connections that ended to their rooms' totals, one statement for
+   * all. Requires every room locked by `tx` already (lockByLiveKitNames, lockForLifecycle): the sums
+   * commute, but an UPDATE of several rooms taking their locks itself could deadlock with another batch.
+   */
   async addToTotals(deltas: RoomTotalsDelta[], tx: Tx): Promise<void> {
     if (deltas.length === 0) return;
     await tx.rows(ADD_TO_TOTALS, {
