@@ -20,6 +20,7 @@ import { Client } from 'pg';
 import { createApp } from '../apps/api/src/app.factory';
 import { devAccount } from '../apps/api/src/cli/dev-account';
 import { loadConfig } from '../apps/api/src/config/app-config';
+import { DatabaseClient } from '../apps/api/src/database/database.client';
 import { migrate } from '../apps/api/src/database/migrate';
 import { TranscriptsRepository } from '../apps/api/src/modules/transcripts/transcripts.repository';
 
@@ -138,28 +139,28 @@ async function main(): Promise<void> {
 
       // 2. Export: 2,000 segments over two hours.
       const repository = app.get(TranscriptsRepository);
+      const database = app.get(DatabaseClient);
       const twoHours = 2 * 3_600_000;
       for (let from = 0; from < EXPORT_SEGMENTS; from += 500) {
-        await repository.store(
-          Array.from({ length: Math.min(500, EXPORT_SEGMENTS - from) }, (_, k) => {
-            const i = from + k;
-            const begin = start + Math.floor((i * twoHours) / EXPORT_SEGMENTS);
-            return {
-              roomId: exportRoom.id,
-              livekitRoom: exportRoom.livekit_name,
-              segmentId: `export-${String(i).padStart(5, '0')}`,
-              participantIdentity: i % 2 === 0 ? 'alice' : 'bruno',
-              language: i % 2 === 0 ? 'en' : 'es',
-              text: `utterance number ${i}, about as long as people speak between two pauses in a meeting`,
-              translation: {
-                language: i % 2 === 0 ? 'es' : 'en',
-                text: `enunciado número ${i}, más o menos tan largo como se habla entre pausas`,
-              },
-              startedAt: new Date(begin),
-              endedAt: new Date(begin + 2_800),
-            };
-          }),
-        );
+        const segments = Array.from({ length: Math.min(500, EXPORT_SEGMENTS - from) }, (_, k) => {
+          const i = from + k;
+          const begin = start + Math.floor((i * twoHours) / EXPORT_SEGMENTS);
+          return {
+            roomId: exportRoom.id,
+            livekitRoom: exportRoom.livekit_name,
+            segmentId: `export-${String(i).padStart(5, '0')}`,
+            participantIdentity: i % 2 === 0 ? 'alice' : 'bruno',
+            language: i % 2 === 0 ? 'en' : 'es',
+            text: `utterance number ${i}, about as long as people speak between two pauses in a meeting`,
+            translation: {
+              language: i % 2 === 0 ? 'es' : 'en',
+              text: `enunciado número ${i}, más o menos tan largo como se habla entre pausas`,
+            },
+            startedAt: new Date(begin),
+            endedAt: new Date(begin + 2_800),
+          };
+        });
+        await database.oneStatement((tx) => repository.store(segments, tx));
       }
       const url = `${baseUrl}/v1/rooms/${exportRoom.id}/transcript?format=vtt`;
       const headers = { Authorization: `Bearer ${account.api_key}` };

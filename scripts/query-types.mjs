@@ -54,6 +54,8 @@ function generate(url, sourceDir) {
     srcDir: sourceDir,
     failOnError: true,
     camelCaseColumnNames: false,
+    // What the pool returns (data-source.ts parses int8 and int8[] to numbers); pgtyped's default is string.
+    typesOverrides: { int8: 'number' },
     dbUrl: url.toString(),
   };
   const configFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'pgtyped-')), 'pgtyped.json');

@@ -4,8 +4,12 @@ import type { AppConfig } from '../config/app-config';
 import { FailFastClient } from './fail-fast-client';
 import { MIGRATIONS } from './migrations';
 
-// bigint columns (cents, serial ids) stay far below 2^53: read them as numbers, not strings.
+// bigint columns (cents, serial ids) stay far below 2^53: read them as numbers, not strings, and so
+// do bigint arrays (oid 1016, parsed as int4 arrays are, oid 1007). The generated row types say
+// `number` for both (typesOverrides in scripts/query-types.mjs); row-types-at-run-time.spec.ts holds them to it.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
+type Oid = Parameters<typeof types.getTypeParser>[0]; // pg-types names no array types
+types.setTypeParser(1016 as Oid, types.getTypeParser(1007 as Oid) as (value: string) => (number | null)[]);
 
 export type DatabaseConfig = Pick<AppConfig, 'databaseUrl' | 'databasePoolSize'>;
 export type DatabaseTimeouts = Pick<AppConfig['timeouts'], 'databaseConnectMs' | 'databaseStatementMs' | 'databaseLockMs'>;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import { poolOf } from './pool';
-import type { Sql } from './sql';
+import { IN_TRANSACTION, type Sql, type Tx } from './sql';
 import { type ParamsOf, type QueryTypes, type TypedStatement, unmarked, valuesOf } from './typed-sql';
 
 export type Isolation = 'read committed' | 'repeatable read' | 'serializable';
@@ -36,7 +36,33 @@ class Statements implements Sql {
 }
 
 /** One open transaction: every statement run through it runs on its connection, inside it. */
-export class Transaction extends Statements {}
+export class Transaction extends Statements implements Tx {
+  readonly [IN_TRANSACTION] = true as const;
+}
+
+/** A `Tx` of one statement on the pool (a statement is a transaction of its own); a second one throws. */
+class OneStatement extends Statements implements Tx {
+  readonly [IN_TRANSACTION] = true as const;
+  private ran = false;
+
+  override async rows<Q extends QueryTypes, R extends Q['result'] = Q['result']>(
+    statement: TypedStatement<Q>,
+    ...params: ParamsOf<Q>
+  ): Promise<R[]> {
+    this.once();
+    return super.rows<Q, R>(statement, ...params);
+  }
+
+  override async count<Q extends QueryTypes>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<number> {
+    this.once();
+    return super.count(statement, ...params);
+  }
+
+  private once(): void {
+    if (this.ran) throw new Error('oneStatement runs one statement: run a write of several in DatabaseClient.transaction.');
+    this.ran = true;
+  }
+}
 
 /**
  * The one way to reach PostgreSQL at run time (docs/decisions.md "Layers"): statements on the pool,
@@ -56,6 +82,15 @@ export class DatabaseClient extends Statements {
   /** Resolves when the server answers a statement (the readiness check). */
   async ping(): Promise<void> {
     await this.pool.query('SELECT 1');
+  }
+
+  /**
+   * Runs `work`, a write of exactly one statement, on the pool: a statement is a transaction of its
+   * own, so a lone write (an idempotency key, a delivery's outcome) costs no BEGIN and COMMIT round
+   * trips. The `Tx` it hands out refuses a second statement.
+   */
+  async oneStatement<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return work(new OneStatement(this.pool));
   }
 
   /**

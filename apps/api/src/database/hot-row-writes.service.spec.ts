@@ -1,8 +1,8 @@
-import type { Sql } from './sql';
+import type { Tx } from './sql';
 import { HotRowWritesService } from './hot-row-writes.service';
 
 /** Only ever used as a WeakMap key by HotRowWritesService. */
-const manager = () => ({}) as Sql;
+const manager = () => ({}) as Tx;
 
 /** A write for row `key` that records each call (and its delta) in `log`. */
 const recorder = (log: { key: string; delta: number[] }[], key: string) =>

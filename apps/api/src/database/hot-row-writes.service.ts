@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Sql } from './sql';
+import type { Tx } from './sql';
 
 /** Writes one additive change (a vector of deltas) to one hot row. */
 type DeltaWrite = (delta: number[]) => Promise<unknown>;
@@ -23,10 +23,10 @@ type PendingWrite =
  */
 @Injectable()
 export class HotRowWritesService {
-  private readonly pending = new WeakMap<Sql, Map<string, PendingWrite>>();
+  private readonly pending = new WeakMap<Tx, Map<string, PendingWrite>>();
 
   /** `key` names the row; callers that lock several hot rows at once must order them by key. */
-  async add(tx: Sql, key: string, delta: number[], write: DeltaWrite): Promise<void> {
+  async add(tx: Tx, key: string, delta: number[], write: DeltaWrite): Promise<void> {
     const deferred = this.pending.get(tx);
     if (!deferred) {
       await write(delta);
@@ -41,7 +41,7 @@ export class HotRowWritesService {
    * Like `add`, for rows the transaction already holds locked (its rooms): the deltas are summed per
    * `row`, and all rows of `group` are written by one call, in row order, at the group key's turn.
    */
-  async addToGroup(tx: Sql, group: string, row: string, delta: number[], write: GroupWrite): Promise<void> {
+  async addToGroup(tx: Tx, group: string, row: string, delta: number[], write: GroupWrite): Promise<void> {
     const deferred = this.pending.get(tx);
     if (!deferred) {
       await write([{ row, delta }]);
@@ -57,7 +57,7 @@ export class HotRowWritesService {
   }
 
   /** Queues `row` for one insert with the other rows of `key`. */
-  async append<R>(tx: Sql, key: string, row: R, write: RowsWrite<R>): Promise<void> {
+  async append<R>(tx: Tx, key: string, row: R, write: RowsWrite<R>): Promise<void> {
     const deferred = this.pending.get(tx);
     if (!deferred) {
       await write([row]);
@@ -69,7 +69,7 @@ export class HotRowWritesService {
   }
 
   /** Runs the pending write of `key` now, for a read in the same transaction that must see it. */
-  async flush(tx: Sql, key: string): Promise<void> {
+  async flush(tx: Tx, key: string): Promise<void> {
     const deferred = this.pending.get(tx);
     const write = deferred?.get(key);
     if (!deferred || !write) return;
@@ -77,7 +77,7 @@ export class HotRowWritesService {
     await run(write);
   }
 
-  async deferWithin<T>(tx: Sql, body: () => Promise<T>): Promise<T> {
+  async deferWithin<T>(tx: Tx, body: () => Promise<T>): Promise<T> {
     const deferred = new Map<string, PendingWrite>();
     this.pending.set(tx, deferred);
     try {

@@ -2,8 +2,9 @@ import type { ParamsOf, QueryTypes, TypedStatement } from './typed-sql';
 
 /**
  * Where a repository runs its statements: the pool (each statement on its own) or one open
- * transaction (`DatabaseClient.transaction`). Repositories take it as their last, optional parameter, so
- * a service decides what runs together and a repository only says how.
+ * transaction (`DatabaseClient.transaction`). Repositories take it as their last parameter, so a
+ * service decides what runs together and a repository only says how: optional (`sql: Sql =
+ * this.database`) for a read, a required `tx: Tx` for a write or a lock.
  */
 export interface Sql {
   /**
@@ -14,4 +15,16 @@ export interface Sql {
   rows<Q extends QueryTypes, R extends Q['result'] = Q['result']>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<R[]>;
   /** How many rows one write touched. */
   count<Q extends QueryTypes>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<number>;
+}
+
+/** The brand of a `Tx`: only `DatabaseClient.transaction`'s transactions carry it. */
+export const IN_TRANSACTION: unique symbol = Symbol('in transaction');
+
+/**
+ * One open transaction, as `DatabaseClient.transaction` hands it out. Every repository method that
+ * writes (or locks) takes one, required: the pool is a `Sql` but not a `Tx`, so a write that forgot
+ * its transaction does not compile (docs/decisions.md "Writers take their transaction").
+ */
+export interface Tx extends Sql {
+  readonly [IN_TRANSACTION]: true;
 }

@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Sql } from '../database/sql';
+import type { Tx } from '../database/sql';
 import { DurableQueueService, type DurableSource } from './durable-queue.service';
 import { OutboxRepository, type OutboxJob } from './outbox.repository';
+import { DatabaseClient } from '../database/database.client';
 
 export type { OutboxJob } from './outbox.repository';
 
@@ -20,6 +21,7 @@ export class OutboxPublisher {
 
   constructor(
     private readonly jobs: OutboxRepository,
+    private readonly database: DatabaseClient,
     private readonly durable: DurableQueueService,
   ) {
     this.source = {
@@ -27,13 +29,18 @@ export class OutboxPublisher {
       sweepEveryMs: 5_000,
       due: () => this.jobs.pending(SWEEP_BATCH),
       enqueued: async (enqueued) => {
-        await this.jobs.markEnqueued(enqueued.map((job) => job.jobId));
+        await this.database.oneStatement((tx) =>
+          this.jobs.markEnqueued(
+            enqueued.map((job) => job.jobId),
+            tx,
+          ),
+        );
       },
     };
     durable.register(this.source);
   }
 
-  async write(tx: Sql, jobs: OutboxJob[]): Promise<void> {
+  async write(tx: Tx, jobs: OutboxJob[]): Promise<void> {
     await this.jobs.insert(jobs, tx);
   }
 

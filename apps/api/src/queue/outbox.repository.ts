@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { QueueName } from '@app/contracts';
 import { DatabaseClient } from '../database/database.client';
-import type { Sql } from '../database/sql';
+import type { Sql, Tx } from '../database/sql';
 import { type Narrowed, sql } from '../database/typed-sql';
 import type { IInsertQuery, IMarkEnqueuedQuery, IPendingQuery, IPendingResult } from './outbox.repository.types';
 
@@ -36,9 +36,9 @@ export class OutboxRepository {
   constructor(private readonly database: DatabaseClient) {}
 
   /** Writes the jobs (in the caller's transaction); a job id already written is kept as it was. */
-  async insert(jobs: OutboxJob[], sql: Sql = this.database): Promise<void> {
+  async insert(jobs: OutboxJob[], tx: Tx): Promise<void> {
     if (jobs.length === 0) return;
-    await sql.count(INSERT, {
+    await tx.count(INSERT, {
       queues: jobs.map((job) => job.queue),
       names: jobs.map((job) => job.name),
       jobIds: jobs.map((job) => job.jobId),
@@ -53,8 +53,8 @@ export class OutboxRepository {
   }
 
   /** Marks the jobs enqueued; how many were not marked before. */
-  async markEnqueued(jobIds: string[], sql: Sql = this.database): Promise<number> {
+  async markEnqueued(jobIds: string[], tx: Tx): Promise<number> {
     if (jobIds.length === 0) return 0;
-    return sql.count(MARK_ENQUEUED, { jobIds });
+    return tx.count(MARK_ENQUEUED, { jobIds });
   }
 }

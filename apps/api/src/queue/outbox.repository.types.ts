@@ -3,8 +3,6 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 
 export type JsonArray = (Json)[];
 
-export type NumberOrString = number | string;
-
 export type stringArray = (string)[];
 
 /** 'Insert' parameters type */
@@ -26,7 +24,7 @@ export interface IInsertQuery {
 
 /** 'Pending' parameters type */
 export interface IPendingParams {
-  limit: NumberOrString;
+  limit: number;
 }
 
 /** 'Pending' return type */

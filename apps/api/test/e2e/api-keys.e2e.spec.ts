@@ -1,3 +1,4 @@
+import { PERMISSIONS } from '@app/domain';
 import { PAGE_QUERY_REJECTIONS } from '../support/page-query-rejections';
 import { createOrganization, createTeammate } from '../support/factories';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -22,6 +23,9 @@ describe('API keys', () => {
       last_used_at: null,
       created_by: org.email,
       key: expect.stringMatching(/^trk_[0-9A-Za-z]{32,}$/),
+      // Without scopes, every permission of the creator's role (an owner's: all); without expires_at, never.
+      scopes: [...PERMISSIONS],
+      expires_at: null,
     });
     const secret: string = created.body.key;
 
@@ -39,7 +43,17 @@ describe('API keys', () => {
     expect(listed.key).toBeUndefined();
     expect(JSON.stringify(list.body)).not.toContain(secret);
     expect(listed.last_used_at).not.toBeNull();
-    expect(Object.keys(listed).sort()).toEqual(['created_at', 'created_by', 'id', 'key_last4', 'key_prefix', 'last_used_at', 'name']);
+    expect(Object.keys(listed).sort()).toEqual([
+      'created_at',
+      'created_by',
+      'expires_at',
+      'id',
+      'key_last4',
+      'key_prefix',
+      'last_used_at',
+      'name',
+      'scopes',
+    ]);
 
     const revoked = await t.http().delete(`/v1/api-keys/${created.body.id}`).set(org.auth);
     expect(revoked.status).toBe(204);

@@ -51,9 +51,9 @@ describe('Glossaries', () => {
 
   const revision = async (org: TestOrganization) => {
     const rows = (await h.t.db.query(`SELECT revision FROM glossary_revisions WHERE organization_id = $1`, [org.organizationId])) as {
-      revision: string;
+      revision: number;
     }[];
-    return rows.length === 0 ? 0 : Number(rows[0].revision);
+    return rows[0]?.revision ?? 0;
   };
 
   it('creates, reads, renames, lists newest first and deletes glossaries', async () => {

@@ -115,3 +115,89 @@ describe('permissions on every route', () => {
     expect((await h.t.http().get('/v1/users/me').set(mate.auth)).status).toBe(401);
   });
 });
+
+describe('scoped and expiring API keys', () => {
+  let h: RoomsHarness;
+  let org: TestOrganization;
+  beforeAll(async () => {
+    h = await startRoomsHarness();
+    org = await createOrganization(h.t);
+  });
+  afterAll(async () => h.close());
+
+  it('makes a key that can only mint join tokens: shown with its scopes, refused elsewhere', async () => {
+    const room = await h.t.http().post('/v1/rooms').set(org.auth).send({}).expect(201);
+    const created = await h.t
+      .http()
+      .post('/v1/api-keys')
+      .set(org.auth)
+      .send({ name: 'tokens only', scopes: ['rooms:write'] })
+      .expect(201);
+    expect(created.body.scopes).toEqual(['rooms:write']);
+    expect(created.body.expires_at).toBeNull();
+    const auth = { Authorization: `Bearer ${created.body.key as string}` };
+    await h.t
+      .http()
+      .post(`/v1/rooms/${room.body.room as string}/token`)
+      .set(auth)
+      .send({ identity: 'kim', languages: ['en'] })
+      .expect(201);
+    const refused = await h.t.http().get('/v1/rooms').set(auth);
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toBe("This needs the permission rooms:read; this API key's scopes do not include it.");
+    const listed = (await h.t.http().get('/v1/api-keys').set(org.auth).expect(200)).body.items as { id: string; scopes: string[] }[];
+    expect(listed.find((k) => k.id === created.body.id)?.scopes).toEqual(['rooms:write']);
+  });
+
+  it('refuses scopes beyond the creator (403), unknown scopes and expiries out of bounds (422), and creates nothing', async () => {
+    const developer = await createTeammate(h.t, org, 'developer');
+    const count = async () =>
+      (
+        (await h.t.db.query(`SELECT count(*)::int AS n FROM api_keys WHERE organization_id = $1`, [org.organizationId])) as { n: number }[]
+      )[0].n;
+    const before = await count();
+    const beyond = await h.t
+      .http()
+      .post('/v1/api-keys')
+      .set(developer.auth)
+      .send({ name: 'x', scopes: ['members:write'] });
+    expect(beyond.status).toBe(403);
+    expect(beyond.body.detail).toContain('members:write');
+    const unknown = await h.t
+      .http()
+      .post('/v1/api-keys')
+      .set(org.auth)
+      .send({ name: 'x', scopes: ['rooms:fly'] });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail[0]).toMatchObject({ loc: ['body', 'scopes', 0], type: 'enum' });
+    for (const expires_at of [
+      new Date(Date.now() + 30_000).toISOString(),
+      new Date(Date.now() + 3 * 365 * 86_400_000).toISOString(),
+      'tomorrow',
+    ]) {
+      const res = await h.t.http().post('/v1/api-keys').set(org.auth).send({ name: 'x', expires_at });
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0].loc).toEqual(['body', 'expires_at']);
+    }
+    expect(await count()).toBe(before);
+  });
+
+  it('makes a key that expires: shown with its expiry, then 401 saying it expired', async () => {
+    const expiresAt = new Date(Date.now() + 90 * 86_400_000);
+    const created = await h.t
+      .http()
+      .post('/v1/api-keys')
+      .set(org.auth)
+      .send({ name: 'quarter', expires_at: expiresAt.toISOString() })
+      .expect(201);
+    expect(created.body.expires_at).toBe(expiresAt.toISOString());
+    const auth = { Authorization: `Bearer ${created.body.key as string}` };
+    await h.t.http().get('/v1/users/me').set(auth).expect(200);
+    await h.t.db.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [created.body.id]);
+    const res = await h.t.http().get('/v1/users/me').set(auth);
+    expect(res.status).toBe(401);
+    expect(res.body.detail).toMatch(/^This API key expired at /);
+    const listed = (await h.t.http().get('/v1/api-keys').set(org.auth).expect(200)).body.items as { id: string }[];
+    expect(listed.some((k) => k.id === created.body.id)).toBe(true);
+  });
+});

@@ -79,9 +79,9 @@ describe('billing invariants under random joins, leaves, reconnects, room ends, 
     const [{ sum }] = (await h.t.db.query(
       `SELECT coalesce(sum(delta_cents), 0)::bigint AS sum FROM ledger_entries WHERE organization_id = $1`,
       [org.organizationId],
-    )) as { sum: string }[];
+    )) as { sum: number }[];
     const lines = await wholeHistory(org, pageLimit);
-    expect(credit).toBe(Number(sum));
+    expect(credit).toBe(sum);
     expect(lines.reduce((acc, line) => acc + line.delta_cents, 0)).toBe(credit);
     for (const line of lines.filter((l) => l.kind === 'room_usage')) {
       const room = line.room!;

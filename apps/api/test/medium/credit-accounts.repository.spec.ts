@@ -9,6 +9,7 @@ import { LedgerService } from '../../src/modules/billing/ledger.service';
 import { CustomerEventsPublisher } from '../../src/modules/customer-webhooks/customer-events.publisher';
 import { WebhookDeliveriesRepository } from '../../src/modules/customer-webhooks/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
+import { autocommit } from '../support/autocommit';
 import { MediumRows } from '../support/medium-rows';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -61,7 +62,7 @@ describe('CreditAccountsRepository', () => {
       const [a, b] = [await rows.organization(), await rows.organization()];
       const at = new Date('2026-03-01T10:00:00.000Z');
       const purchase = { kind: 'purchase' as const, cents: 2500, currency: 'usd', occurredAt: at, providerReference: 'cs_medium_1' };
-      const line = await accounts.insertCredit({ organizationId: a.organizationId, ...purchase });
+      const line = await accounts.insertCredit({ organizationId: a.organizationId, ...purchase }, autocommit(database));
       expect(line).toEqual({
         id: expect.any(Number),
         kind: 'purchase',
@@ -70,8 +71,8 @@ describe('CreditAccountsRepository', () => {
         occurred_at: at,
         provider_reference: 'cs_medium_1',
       });
-      expect(await accounts.insertCredit({ organizationId: a.organizationId, ...purchase })).toBeNull();
-      expect(await accounts.insertCredit({ organizationId: b.organizationId, ...purchase, cents: 9999 })).toBeNull();
+      expect(await accounts.insertCredit({ organizationId: a.organizationId, ...purchase }, autocommit(database))).toBeNull();
+      expect(await accounts.insertCredit({ organizationId: b.organizationId, ...purchase, cents: 9999 }, autocommit(database))).toBeNull();
       expect(await ledgerOf(a.organizationId)).toHaveLength(1);
       expect(await ledgerOf(b.organizationId)).toEqual([]);
     });
@@ -79,10 +80,14 @@ describe('CreditAccountsRepository', () => {
     it('records every grant, refund and adjustment (only purchases are unique by reference)', async () => {
       const a = await rows.organization();
       const base = { organizationId: a.organizationId, currency: 'usd', occurredAt: new Date() };
-      expect(await accounts.insertCredit({ ...base, kind: 'grant', cents: 100, note: 'first' })).not.toBeNull();
-      expect(await accounts.insertCredit({ ...base, kind: 'grant', cents: 100, note: 'second' })).not.toBeNull();
-      expect(await accounts.insertCredit({ ...base, kind: 'refund', cents: -40, providerReference: 're_1' })).not.toBeNull();
-      expect(await accounts.insertCredit({ ...base, kind: 'adjustment', cents: -10, providerReference: 're_1' })).not.toBeNull();
+      expect(await accounts.insertCredit({ ...base, kind: 'grant', cents: 100, note: 'first' }, autocommit(database))).not.toBeNull();
+      expect(await accounts.insertCredit({ ...base, kind: 'grant', cents: 100, note: 'second' }, autocommit(database))).not.toBeNull();
+      expect(
+        await accounts.insertCredit({ ...base, kind: 'refund', cents: -40, providerReference: 're_1' }, autocommit(database)),
+      ).not.toBeNull();
+      expect(
+        await accounts.insertCredit({ ...base, kind: 'adjustment', cents: -10, providerReference: 're_1' }, autocommit(database)),
+      ).not.toBeNull();
       expect((await ledgerOf(a.organizationId)).map((line) => [line.kind, line.delta_cents, line.note])).toEqual([
         ['grant', 100, 'first'],
         ['grant', 100, 'second'],
@@ -111,6 +116,7 @@ describe('CreditAccountsRepository', () => {
           { kind: 'charge_correction', organizationId: a.organizationId, roomId: roomA, connectionId: a2, cents: -9, occurredAt: at },
         ],
         'usd',
+        autocommit(database),
       );
       expect(statements.filter((text) => text.includes('INSERT INTO ledger_entries'))).toHaveLength(1);
       expect(await ledgerOf(a.organizationId)).toEqual([
@@ -138,7 +144,7 @@ describe('CreditAccountsRepository', () => {
       const room = await rows.room(a, { startedAt: at });
       const connectionId = await rows.connection(a.organizationId, room, { joinedAt: at });
       const charge = { kind: 'charge' as const, organizationId: a.organizationId, roomId: room, connectionId, cents: -3, occurredAt: at };
-      await accounts.insertCharges([charge], 'usd');
+      await accounts.insertCharges([charge], 'usd', autocommit(database));
       await expect(
         database.transaction(async (tx) => {
           await accounts.moveBalance(a.organizationId, -3, 'usd', tx);
@@ -148,8 +154,8 @@ describe('CreditAccountsRepository', () => {
       expect(await ledgerOf(a.organizationId)).toHaveLength(1);
       expect(await balanceOf(a.organizationId)).toBeNull();
       // Corrections of its charge are lines of their own, as many as its end moved.
-      await accounts.insertCharges([{ ...charge, kind: 'charge_correction', cents: 1 }], 'usd');
-      await accounts.insertCharges([{ ...charge, kind: 'charge_correction', cents: 1 }], 'usd');
+      await accounts.insertCharges([{ ...charge, kind: 'charge_correction', cents: 1 }], 'usd', autocommit(database));
+      await accounts.insertCharges([{ ...charge, kind: 'charge_correction', cents: 1 }], 'usd', autocommit(database));
       expect((await ledgerOf(a.organizationId)).map((line) => [line.kind, line.delta_cents])).toEqual([
         ['charge', -3],
         ['charge_correction', 1],
@@ -161,10 +167,22 @@ describe('CreditAccountsRepository', () => {
   describe('moveBalance', () => {
     it('returns the balance before and after as numbers, from 0 on the first move, and moves no other organization', async () => {
       const [a, b] = [await rows.organization(), await rows.organization()];
-      await accounts.setLowBalanceThreshold(b.organizationId, 'usd', 300);
-      expect(await accounts.moveBalance(a.organizationId, 1000, 'usd')).toEqual({ before: 0, after: 1000, lowBalanceCents: null });
-      expect(await accounts.moveBalance(a.organizationId, -1250, 'usd')).toEqual({ before: 1000, after: -250, lowBalanceCents: null });
-      expect(await accounts.moveBalance(b.organizationId, 500, 'usd')).toEqual({ before: 0, after: 500, lowBalanceCents: 300 });
+      await accounts.setLowBalanceThreshold(b.organizationId, 'usd', 300, autocommit(database));
+      expect(await accounts.moveBalance(a.organizationId, 1000, 'usd', autocommit(database))).toEqual({
+        before: 0,
+        after: 1000,
+        lowBalanceCents: null,
+      });
+      expect(await accounts.moveBalance(a.organizationId, -1250, 'usd', autocommit(database))).toEqual({
+        before: 1000,
+        after: -250,
+        lowBalanceCents: null,
+      });
+      expect(await accounts.moveBalance(b.organizationId, 500, 'usd', autocommit(database))).toEqual({
+        before: 0,
+        after: 500,
+        lowBalanceCents: 300,
+      });
       expect(await balanceOf(a.organizationId)).toBe(-250);
       expect(await accounts.readAccount(a.organizationId)).toEqual({ balance: -250, lowBalanceCents: null });
       expect(await accounts.readAccount(b.organizationId)).toEqual({ balance: 500, lowBalanceCents: 300 });
@@ -172,7 +190,7 @@ describe('CreditAccountsRepository', () => {
 
     it('holds the row until commit: a concurrent move waits and sees the first one’s result as its before', async () => {
       const a = await rows.organization();
-      await accounts.moveBalance(a.organizationId, 100, 'usd');
+      await accounts.moveBalance(a.organizationId, 100, 'usd', autocommit(database));
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
       let moved!: () => void;
@@ -195,12 +213,12 @@ describe('CreditAccountsRepository', () => {
   describe('setLowBalanceThreshold', () => {
     it('creates the account at 0 when needed, keeps an existing balance, and sets only that organization’s threshold', async () => {
       const [a, b] = [await rows.organization(), await rows.organization()];
-      await accounts.moveBalance(b.organizationId, 700, 'usd');
-      await accounts.setLowBalanceThreshold(b.organizationId, 'usd', 200);
-      await accounts.setLowBalanceThreshold(a.organizationId, 'usd', 50);
+      await accounts.moveBalance(b.organizationId, 700, 'usd', autocommit(database));
+      await accounts.setLowBalanceThreshold(b.organizationId, 'usd', 200, autocommit(database));
+      await accounts.setLowBalanceThreshold(a.organizationId, 'usd', 50, autocommit(database));
       expect(await accounts.readAccount(a.organizationId)).toEqual({ balance: 0, lowBalanceCents: 50 });
       expect(await accounts.readAccount(b.organizationId)).toEqual({ balance: 700, lowBalanceCents: 200 });
-      await accounts.setLowBalanceThreshold(a.organizationId, 'usd', null);
+      await accounts.setLowBalanceThreshold(a.organizationId, 'usd', null, autocommit(database));
       expect(await accounts.readAccount(a.organizationId)).toEqual({ balance: 0, lowBalanceCents: null });
       expect(await accounts.readAccount(b.organizationId)).toEqual({ balance: 700, lowBalanceCents: 200 });
     });

@@ -17,6 +17,7 @@ import { OutboxPublisher } from '../../src/queue/outbox.publisher';
 import { OutboxRepository } from '../../src/queue/outbox.repository';
 import { PeriodicJobsScheduler } from '../../src/queue/periodic-jobs.scheduler';
 import { QueueRegistry } from '../../src/queue/queue.registry';
+import { autocommit } from '../support/autocommit';
 import { deleteKeysOf, testQueuePrefix } from '../support/redis-keys';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -64,10 +65,10 @@ describe('the durable queue', () => {
     const deliveries = new WebhookDeliveriesRepository(database);
     endpoints = new WebhookEndpointsRepository(database);
     inboundRepository = new InboundEventsRepository(database);
-    outbox = new OutboxPublisher(new OutboxRepository(database), durable);
+    outbox = new OutboxPublisher(new OutboxRepository(database), database, durable);
     new InboundEventsService(database, inboundRepository, durable, metrics);
     // Registers the due deliveries as a source; its queue handler is never registered, so nothing is sent.
-    new CustomerWebhookDeliveryWorker(deliveries, registry, durable, metrics, config);
+    new CustomerWebhookDeliveryWorker(deliveries, database, registry, durable, metrics, config);
     customerEvents = new CustomerEventsPublisher(new HotRowWritesService(), config, endpoints, deliveries, new RoomsRepository(database));
   });
   afterAll(async () => {
@@ -84,13 +85,16 @@ describe('the durable queue', () => {
     const [{ id: organizationId }] = (await db.query(`INSERT INTO organizations (name) VALUES ('durable') RETURNING id`)) as {
       id: string;
     }[];
-    const { id: endpointId } = await endpoints.create({
-      organizationId,
-      url: 'https://example.com/hook',
-      events: null,
-      description: null,
-      secret: 'whsec_x',
-    });
+    const { id: endpointId } = await endpoints.create(
+      {
+        organizationId,
+        url: 'https://example.com/hook',
+        events: null,
+        description: null,
+        secret: 'whsec_x',
+      },
+      autocommit(database),
+    );
     return { organizationId, endpointId };
   };
   const emitCreditLow = (organizationId: string) =>
@@ -111,29 +115,32 @@ describe('the durable queue', () => {
       payload: { roomId: 'room-1', livekitRoom: 'lk-1', generation: 3 },
     };
     await database.transaction((tx) => outbox.write(tx, [presence]));
-    await inboundRepository.insert([
-      {
-        provider: 'livekit',
-        eventId: 'EV_a',
-        eventType: 'room_started',
-        subject: 'lk-1',
-        payloadJson: JSON.stringify({ room: { name: 'lk-1' } }),
-      },
-      {
-        provider: 'livekit',
-        eventId: 'EV_b',
-        eventType: 'room_finished',
-        subject: 'lk-1',
-        payloadJson: JSON.stringify({ room: { name: 'lk-1' } }),
-      },
-      {
-        provider: 'stripe',
-        eventId: 'evt_a',
-        eventType: 'checkout.session.completed',
-        subject: null,
-        payloadJson: JSON.stringify({ id: 'evt_a' }),
-      },
-    ]);
+    await inboundRepository.insert(
+      [
+        {
+          provider: 'livekit',
+          eventId: 'EV_a',
+          eventType: 'room_started',
+          subject: 'lk-1',
+          payloadJson: JSON.stringify({ room: { name: 'lk-1' } }),
+        },
+        {
+          provider: 'livekit',
+          eventId: 'EV_b',
+          eventType: 'room_finished',
+          subject: 'lk-1',
+          payloadJson: JSON.stringify({ room: { name: 'lk-1' } }),
+        },
+        {
+          provider: 'stripe',
+          eventId: 'evt_a',
+          eventType: 'checkout.session.completed',
+          subject: null,
+          payloadJson: JSON.stringify({ id: 'evt_a' }),
+        },
+      ],
+      autocommit(database),
+    );
     // Stored a minute ago: a fresh one may still be on its way to the queue from the request that stored it.
     await db.query(`UPDATE inbound_events SET received_at = now() - interval '1 minute'`);
     const { organizationId, endpointId } = await newEndpoint();

@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { GlossariesRepository } from '../../src/modules/glossaries/glossaries.repository';
 import { withTermKeys } from '../../src/modules/glossaries/glossary-entry-input';
+import { autocommit } from '../support/autocommit';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 import { MediumRows } from '../support/medium-rows';
 
@@ -28,13 +29,13 @@ describe('GlossariesRepository', () => {
 
   it('stores a bulk of entries in the order sent and pages them oldest first', async () => {
     const { organizationId } = await rows.organization();
-    const glossary = await glossaries.create(organizationId, 'bulk', false);
+    const glossary = await glossaries.create(organizationId, 'bulk', false, autocommit(database));
     const sent = Array.from({ length: 300 }, (_, i) => entry({ en: `term ${i}` }, { soundsLike: { en: [`t ${i}`] } }));
-    await glossaries.insertEntries(glossary.id, organizationId, sent.map(withTermKeys));
+    await glossaries.insertEntries(glossary.id, organizationId, sent.map(withTermKeys), autocommit(database));
     expect(await glossaries.entries(glossary.id, organizationId)).toEqual(sent);
     const page = await glossaries.entryPage(glossary.id, organizationId, 2, 299);
     expect(page.map((row) => row.terms)).toEqual([{ en: 'term 299' }]);
-    await glossaries.recount(glossary.id, organizationId);
+    await glossaries.recount(glossary.id, organizationId, autocommit(database));
     expect(await glossaries.get(glossary.id, organizationId)).toMatchObject({ entry_count: 300, languages: ['en'] });
 
     const stranger = await rows.organization();
@@ -44,9 +45,9 @@ describe('GlossariesRepository', () => {
 
   it('finds the entries sharing a folded term key, in any of the new entry languages', async () => {
     const { organizationId } = await rows.organization();
-    const glossary = await glossaries.create(organizationId, 'keys', false);
+    const glossary = await glossaries.create(organizationId, 'keys', false, autocommit(database));
     const stored = [entry({ en: 'Wi-Fi', es: 'wifi' }), entry({ en: 'Car' }, { caseSensitive: true }), entry({ de: 'Auto' })];
-    await glossaries.insertEntries(glossary.id, organizationId, stored.map(withTermKeys));
+    await glossaries.insertEntries(glossary.id, organizationId, stored.map(withTermKeys), autocommit(database));
     const probe = (terms: Record<string, string>) =>
       glossaries.duplicateCandidates(glossary.id, organizationId, withTermKeys(entry(terms)).termKeys);
     expect(await probe({ en: 'WI-FI' })).toEqual([stored[0]]);
@@ -60,13 +61,14 @@ describe('GlossariesRepository', () => {
     const roomId = await rows.room(owner);
     expect(await glossaries.glossariesInUse(organizationId, roomId)).toEqual({ revision: 0, glossaries: [] });
 
-    const a = await glossaries.create(organizationId, 'a', true);
-    const b = await glossaries.create(organizationId, 'b', false);
-    const c = await glossaries.create(organizationId, 'c', true);
+    const a = await glossaries.create(organizationId, 'a', true, autocommit(database));
+    const b = await glossaries.create(organizationId, 'b', false, autocommit(database));
+    const c = await glossaries.create(organizationId, 'c', true, autocommit(database));
     await glossaries.insertEntries(
       a.id,
       organizationId,
       [entry({ en: 'one' }), entry({ en: 'two' }, { doNotTranslate: true })].map(withTermKeys),
+      autocommit(database),
     );
     const revision = await database.transaction(async (tx) => {
       await glossaries.lockOrganization(organizationId, tx);
@@ -84,16 +86,16 @@ describe('GlossariesRepository', () => {
     });
     expect(await glossaries.roomList(roomId, organizationId)).toEqual({ own: null, defaults: [c.id, a.id] });
 
-    expect(await glossaries.setRoomList(roomId, organizationId, [b.id, a.id])).toBe(true);
+    expect(await glossaries.setRoomList(roomId, organizationId, [b.id, a.id], autocommit(database))).toBe(true);
     expect((await glossaries.glossariesInUse(organizationId, roomId))?.glossaries.map((g) => g.id)).toEqual([b.id, a.id]);
-    expect(await glossaries.leaveRooms(a.id, organizationId)).toBe(1);
+    expect(await glossaries.leaveRooms(a.id, organizationId, autocommit(database))).toBe(1);
     expect(await glossaries.roomList(roomId, organizationId)).toEqual({ own: [b.id], defaults: [c.id, a.id] });
-    await glossaries.setRoomList(roomId, organizationId, []);
+    await glossaries.setRoomList(roomId, organizationId, [], autocommit(database));
     expect(await glossaries.glossariesInUse(organizationId, roomId)).toEqual({ revision: 1, glossaries: [] });
 
     const stranger = await rows.organization();
     expect(await glossaries.glossariesInUse(stranger.organizationId, roomId)).toBeUndefined();
-    expect(await glossaries.setRoomList(roomId, stranger.organizationId, [])).toBe(false);
+    expect(await glossaries.setRoomList(roomId, stranger.organizationId, [], autocommit(database))).toBe(false);
     expect(await glossaries.owned(stranger.organizationId, [a.id, b.id])).toEqual(new Set());
     expect(await glossaries.owned(organizationId, [a.id, b.id])).toEqual(new Set([a.id, b.id]));
   });
@@ -104,12 +106,12 @@ describe('GlossariesRepository', () => {
     const [own, byDefault, empty] = [await rows.room(owner), await rows.room(owner), await rows.room(owner)];
     const stranger = await rows.organization();
     const foreign = await rows.room(stranger);
-    const shared = await glossaries.create(organizationId, 'shared', true);
-    const other = await glossaries.create(organizationId, 'other', false);
-    await glossaries.insertEntries(shared.id, organizationId, [entry({ en: 'one' })].map(withTermKeys));
-    await glossaries.insertEntries(other.id, organizationId, [entry({ en: 'two' })].map(withTermKeys));
-    await glossaries.setRoomList(own, organizationId, [other.id, shared.id]);
-    await glossaries.setRoomList(empty, organizationId, []);
+    const shared = await glossaries.create(organizationId, 'shared', true, autocommit(database));
+    const other = await glossaries.create(organizationId, 'other', false, autocommit(database));
+    await glossaries.insertEntries(shared.id, organizationId, [entry({ en: 'one' })].map(withTermKeys), autocommit(database));
+    await glossaries.insertEntries(other.id, organizationId, [entry({ en: 'two' })].map(withTermKeys), autocommit(database));
+    await glossaries.setRoomList(own, organizationId, [other.id, shared.id], autocommit(database));
+    await glossaries.setRoomList(empty, organizationId, [], autocommit(database));
 
     const byRoom = await glossaries.glossariesInUseByRoom(organizationId, [own, byDefault, empty, foreign]);
     expect([...byRoom.keys()].sort()).toEqual([own, byDefault, empty].sort());

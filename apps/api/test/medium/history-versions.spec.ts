@@ -32,10 +32,10 @@ describe('history versions', () => {
   afterAll(async () => t.close());
 
   const versionOf = async (organizationId: string): Promise<number> => {
-    const rows: { version: string }[] = await t.db.query(`SELECT version FROM history_versions WHERE organization_id = $1`, [
+    const rows: { version: number }[] = await t.db.query(`SELECT version FROM history_versions WHERE organization_id = $1`, [
       organizationId,
     ]);
-    return rows.length === 0 ? 0 : Number(rows[0].version);
+    return rows[0]?.version ?? 0;
   };
   /** How far one transaction moves each organization's version. */
   const moves = async (write: (tx: EntityManager) => Promise<unknown>) => {

@@ -1,3 +1,4 @@
+import { autocommit } from '../support/autocommit';
 import { rawRows } from '../support/raw-statements';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -48,11 +49,17 @@ describe('InvitesRepository', () => {
     const b = await organizationWithRoom('ended');
     const expiresAt = new Date('2030-01-01T00:00:00.123Z');
     expect(
-      await invites.insert({ organizationId: b.organizationId, roomId: a.roomId, codeHash: hash(), expiresAt, maxUses: 3 }),
+      await invites.insert(
+        { organizationId: b.organizationId, roomId: a.roomId, codeHash: hash(), expiresAt, maxUses: 3 },
+        autocommit(database),
+      ),
     ).toBeNull();
-    expect(await invites.insert({ organizationId: a.organizationId, roomId: a.roomId, codeHash: hash(), expiresAt, maxUses: 3 })).toEqual(
-      expiresAt,
-    );
+    expect(
+      await invites.insert(
+        { organizationId: a.organizationId, roomId: a.roomId, codeHash: hash(), expiresAt, maxUses: 3 },
+        autocommit(database),
+      ),
+    ).toEqual(expiresAt);
     const [{ count }] = await rawRows<{ count: number }>(database, `SELECT count(*)::int AS count FROM invites WHERE room_id = $1`, [
       a.roomId,
     ]);
@@ -68,8 +75,14 @@ describe('InvitesRepository', () => {
     const b = await organizationWithRoom('created');
     const [codeA, codeB] = [hash(), hash()];
     const expiresAt = inAnHour();
-    await invites.insert({ organizationId: a.organizationId, roomId: a.roomId, codeHash: codeA, expiresAt, maxUses: 2 });
-    await invites.insert({ organizationId: b.organizationId, roomId: b.roomId, codeHash: codeB, expiresAt, maxUses: 5 });
+    await invites.insert(
+      { organizationId: a.organizationId, roomId: a.roomId, codeHash: codeA, expiresAt, maxUses: 2 },
+      autocommit(database),
+    );
+    await invites.insert(
+      { organizationId: b.organizationId, roomId: b.roomId, codeHash: codeB, expiresAt, maxUses: 5 },
+      autocommit(database),
+    );
     await rawRows(
       database,
       `INSERT INTO connections (room_id, organization_id, participant_sid, identity, kind, languages, joined_at, cents_per_minute)
@@ -106,7 +119,10 @@ describe('InvitesRepository', () => {
     const a = await organizationWithRoom('active', 'mono');
     const b = await organizationWithRoom();
     const code = hash();
-    await invites.insert({ organizationId: a.organizationId, roomId: a.roomId, codeHash: code, expiresAt: inAnHour(), maxUses: 2 });
+    await invites.insert(
+      { organizationId: a.organizationId, roomId: a.roomId, codeHash: code, expiresAt: inAnHour(), maxUses: 2 },
+      autocommit(database),
+    );
 
     const found = await database.transaction(async (tx) => {
       const invite = await invites.find(code, true, tx);
@@ -133,15 +149,21 @@ describe('InvitesRepository', () => {
     const b = await organizationWithRoom();
     const codes = [hash(), hash()];
     for (const codeHash of codes)
-      await invites.insert({ organizationId: a.organizationId, roomId: a.roomId, codeHash, expiresAt: inAnHour(), maxUses: 1 });
+      await invites.insert(
+        { organizationId: a.organizationId, roomId: a.roomId, codeHash, expiresAt: inAnHour(), maxUses: 1 },
+        autocommit(database),
+      );
     const other = hash();
-    await invites.insert({ organizationId: b.organizationId, roomId: b.roomId, codeHash: other, expiresAt: inAnHour(), maxUses: 1 });
+    await invites.insert(
+      { organizationId: b.organizationId, roomId: b.roomId, codeHash: other, expiresAt: inAnHour(), maxUses: 1 },
+      autocommit(database),
+    );
 
-    expect(await invites.revokeAll(b.organizationId, a.roomId)).toBe(0);
+    expect(await invites.revokeAll(b.organizationId, a.roomId, autocommit(database))).toBe(0);
     expect(await invites.find(codes[0], false)).not.toBeNull();
-    expect(await invites.revokeAll(a.organizationId, a.roomId)).toBe(2);
+    expect(await invites.revokeAll(a.organizationId, a.roomId, autocommit(database))).toBe(2);
     expect(await Promise.all(codes.map((code) => invites.preview(code)))).toEqual([null, null]);
     expect(await invites.preview(other)).not.toBeNull();
-    expect(await invites.revokeAll(a.organizationId, a.roomId)).toBe(0);
+    expect(await invites.revokeAll(a.organizationId, a.roomId, autocommit(database))).toBe(0);
   });
 });

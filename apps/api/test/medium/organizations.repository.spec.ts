@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository';
+import { autocommit } from '../support/autocommit';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** Organizations and their users on the real database, without the application. */
@@ -41,7 +42,7 @@ describe('OrganizationsRepository', () => {
   });
 
   it('finds the organization a payment names, and none for an unknown id or a reference that is no uuid', async () => {
-    const organizationId = await organizations.insert('Payer');
+    const organizationId = await organizations.insert('Payer', autocommit(database));
     expect(await organizations.idByReference(organizationId)).toBe(organizationId);
     expect(await organizations.idByReference('00000000-0000-4000-8000-000000000000')).toBeNull();
     expect(await organizations.idByReference('org_not_a_uuid')).toBeNull();
@@ -61,15 +62,15 @@ describe('OrganizationsRepository', () => {
   });
 
   it('takes an email once per organization (any case), and the same email again in another organization', async () => {
-    const first = await organizations.insert('First');
-    const second = await organizations.insert('Second');
-    await organizations.insertUser(first, { email: 'dup@example.test', firstName: '', lastName: '' }, 'owner');
+    const first = await organizations.insert('First', autocommit(database));
+    const second = await organizations.insert('Second', autocommit(database));
+    await organizations.insertUser(first, { email: 'dup@example.test', firstName: '', lastName: '' }, 'owner', autocommit(database));
     await expect(
-      organizations.insertUser(first, { email: 'Dup@Example.test', firstName: '', lastName: '' }, 'owner'),
+      organizations.insertUser(first, { email: 'Dup@Example.test', firstName: '', lastName: '' }, 'owner', autocommit(database)),
     ).rejects.toMatchObject({
       code: '23505',
     });
-    await organizations.insertUser(second, { email: 'dup@example.test', firstName: '', lastName: '' }, 'owner');
+    await organizations.insertUser(second, { email: 'dup@example.test', firstName: '', lastName: '' }, 'owner', autocommit(database));
     expect(await usersOf(first)).toHaveLength(1);
     expect(await usersOf(second)).toHaveLength(1);
   });

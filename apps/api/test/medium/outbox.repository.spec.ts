@@ -2,6 +2,7 @@ import { QUEUES } from '@app/contracts';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { OutboxRepository, type OutboxJob } from '../../src/queue/outbox.repository';
+import { autocommit } from '../support/autocommit';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** `outbox_jobs` on the real database: jobs written with their transaction, read back oldest first, marked once enqueued. */
@@ -42,8 +43,8 @@ describe('OutboxRepository', () => {
   });
 
   it('keeps the first job of an id written twice (the same decision repeated is a no-op)', async () => {
-    await outbox.insert([job('room.7.dispatch', 7), job('room.7.dispatch', 8)]);
-    await outbox.insert([job('room.7.dispatch', 9)]);
+    await outbox.insert([job('room.7.dispatch', 7), job('room.7.dispatch', 8)], autocommit(database));
+    await outbox.insert([job('room.7.dispatch', 9)], autocommit(database));
     const pending = await outbox.pending(10);
     expect(pending).toEqual([job('room.7.dispatch', 7)]);
     // The payload comes back as the object written, not as JSON text.
@@ -51,10 +52,13 @@ describe('OutboxRepository', () => {
   });
 
   it('reads at most `limit` pending jobs, oldest first, and no longer those marked enqueued', async () => {
-    await outbox.insert(Array.from({ length: 5 }, (_, i) => job(`job.${i}`)));
+    await outbox.insert(
+      Array.from({ length: 5 }, (_, i) => job(`job.${i}`)),
+      autocommit(database),
+    );
     expect((await outbox.pending(3)).map((j) => j.jobId)).toEqual(['job.0', 'job.1', 'job.2']);
-    expect(await outbox.markEnqueued(['job.0', 'job.2', 'unknown'])).toBe(2);
-    expect(await outbox.markEnqueued(['job.0'])).toBe(0);
+    expect(await outbox.markEnqueued(['job.0', 'job.2', 'unknown'], autocommit(database))).toBe(2);
+    expect(await outbox.markEnqueued(['job.0'], autocommit(database))).toBe(0);
     expect((await outbox.pending(10)).map((j) => j.jobId)).toEqual(['job.1', 'job.3', 'job.4']);
     const [{ enqueued_at }] = (await db.query(`SELECT enqueued_at FROM outbox_jobs WHERE job_id = 'job.0'`)) as { enqueued_at: Date }[];
     expect(enqueued_at).toBeInstanceOf(Date);

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { RoomTokensRepository } from '../../src/modules/rooms/room-tokens.repository';
 import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
+import { autocommit } from '../support/autocommit';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -103,7 +104,7 @@ describe('RoomsRepository, lifecycle', () => {
     ];
     for (const { at, startedAt: started, ends } of cases) {
       const room = await insertRoom(db, org, { status: started ? 'active' : 'created', startedAt: started, createdAt });
-      expect(await rooms.end(org.organizationId, room.id, at, 0)).toEqual(ends);
+      expect(await rooms.end(org.organizationId, room.id, at, 0, autocommit(database))).toEqual(ends);
       expect(await row(room.id)).toEqual(expect.objectContaining({ status: 'ended', ended_at: ends }));
     }
   });
@@ -111,7 +112,7 @@ describe('RoomsRepository, lifecycle', () => {
   it("does not end another organization's room", async () => {
     const [org, other] = [await insertOrganization(db), await insertOrganization(db)];
     const room = await insertRoom(db, org, { status: 'active', startedAt: new Date('2025-03-01T10:00:00.000Z') });
-    expect(await rooms.end(other.organizationId, room.id, new Date(), 0)).toBeNull();
+    expect(await rooms.end(other.organizationId, room.id, new Date(), 0, autocommit(database))).toBeNull();
     expect(await row(room.id)).toEqual(expect.objectContaining({ status: 'active', ended_at: null }));
   });
 
@@ -119,11 +120,11 @@ describe('RoomsRepository, lifecycle', () => {
     const [org, other] = [await insertOrganization(db), await insertOrganization(db)];
     const room = await insertRoom(db, org, { status: 'active', startedAt: new Date() });
     const untouched = await insertRoom(db, org, { status: 'active', startedAt: new Date() });
-    await rooms.flipTranslatorPresence([{ organizationId: org.organizationId, id: room.id }]);
+    await rooms.flipTranslatorPresence([{ organizationId: org.organizationId, id: room.id }], autocommit(database));
     expect(await row(room.id)).toEqual(expect.objectContaining({ translator_present: true, translator_generation: 1 }));
-    await rooms.flipTranslatorPresence([{ organizationId: other.organizationId, id: room.id }]);
+    await rooms.flipTranslatorPresence([{ organizationId: other.organizationId, id: room.id }], autocommit(database));
     expect(await row(room.id)).toEqual(expect.objectContaining({ translator_present: true, translator_generation: 1 }));
-    await rooms.flipTranslatorPresence([{ organizationId: org.organizationId, id: room.id }]);
+    await rooms.flipTranslatorPresence([{ organizationId: org.organizationId, id: room.id }], autocommit(database));
     expect(await row(room.id)).toEqual(expect.objectContaining({ translator_present: false, translator_generation: 2 }));
     expect(await row(untouched.id)).toEqual(expect.objectContaining({ translator_present: false, translator_generation: 0 }));
   });
@@ -134,11 +135,14 @@ describe('RoomsRepository, lifecycle', () => {
     const active = await insertRoom(db, org, { status: 'active', startedAt: new Date('2025-03-01T10:00:00.000Z') });
     const foreign = await insertRoom(db, other);
     const earlier = new Date('2025-03-01T09:59:00.000Z');
-    await rooms.activate([
-      { organizationId: org.organizationId, roomId: created.id, starts: true, startedAt: earlier },
-      { organizationId: org.organizationId, roomId: active.id, starts: false, startedAt: earlier },
-      { organizationId: org.organizationId, roomId: foreign.id, starts: true, startedAt: earlier },
-    ]);
+    await rooms.activate(
+      [
+        { organizationId: org.organizationId, roomId: created.id, starts: true, startedAt: earlier },
+        { organizationId: org.organizationId, roomId: active.id, starts: false, startedAt: earlier },
+        { organizationId: org.organizationId, roomId: foreign.id, starts: true, startedAt: earlier },
+      ],
+      autocommit(database),
+    );
     expect(await row(created.id)).toEqual(expect.objectContaining({ status: 'active', started_at: earlier }));
     expect(await row(active.id)).toEqual(expect.objectContaining({ status: 'active', started_at: earlier }));
     expect(await row(foreign.id)).toEqual(expect.objectContaining({ status: 'created', started_at: null }));
@@ -158,12 +162,15 @@ describe('RoomsRepository, lifecycle', () => {
         [roomId, identity, kind, languages],
       );
     }
-    const released = await tokens.releaseReservations([
-      { organizationId: org.organizationId, roomId: room.id, identity: 'ann' },
-      { organizationId: org.organizationId, roomId: room.id, identity: 'gus' },
-      { organizationId: org.organizationId, roomId: room.id, identity: 'nobody' },
-      { organizationId: org.organizationId, roomId: foreign.id, identity: 'ann' },
-    ]);
+    const released = await tokens.releaseReservations(
+      [
+        { organizationId: org.organizationId, roomId: room.id, identity: 'ann' },
+        { organizationId: org.organizationId, roomId: room.id, identity: 'gus' },
+        { organizationId: org.organizationId, roomId: room.id, identity: 'nobody' },
+        { organizationId: org.organizationId, roomId: foreign.id, identity: 'ann' },
+      ],
+      autocommit(database),
+    );
     expect(released.sort((a, b) => a.identity.localeCompare(b.identity))).toEqual([
       { roomId: room.id, identity: 'ann', kind: 'member', languages: ['en'] },
       { roomId: room.id, identity: 'gus', kind: 'guest', languages: ['de', 'en'] },
@@ -180,11 +187,17 @@ describe('RoomsRepository, lifecycle', () => {
     const org = await insertOrganization(db);
     const room = await insertRoom(db, org, { status: 'active', startedAt: new Date() });
     const other = await insertOrganization(db);
-    await rooms.addToTotals([
-      { organizationId: org.organizationId, roomId: room.id, minutes: 2, cents: 6 },
-      { organizationId: other.organizationId, roomId: room.id, minutes: 100, cents: 300 },
-    ]);
-    await rooms.addToTotals([{ organizationId: org.organizationId, roomId: room.id, minutes: 3, cents: 9_000_000_000 }]);
+    await rooms.addToTotals(
+      [
+        { organizationId: org.organizationId, roomId: room.id, minutes: 2, cents: 6 },
+        { organizationId: other.organizationId, roomId: room.id, minutes: 100, cents: 300 },
+      ],
+      autocommit(database),
+    );
+    await rooms.addToTotals(
+      [{ organizationId: org.organizationId, roomId: room.id, minutes: 3, cents: 9_000_000_000 }],
+      autocommit(database),
+    );
     const [totals] = (await db.query(`SELECT total_connection_minutes, total_charged_cents FROM rooms WHERE id = $1`, [room.id])) as {
       total_connection_minutes: number;
       total_charged_cents: number;

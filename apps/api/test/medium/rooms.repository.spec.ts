@@ -1,3 +1,4 @@
+import { autocommit } from '../support/autocommit';
 import { rawRows } from '../support/raw-statements';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
@@ -57,7 +58,7 @@ describe('RoomsRepository', () => {
 
   async function created(org: Org, name: string, extra: Partial<NewRoom> = {}): Promise<NewRoom> {
     const room = newRoom(org, name, extra);
-    expect(await rooms.insert(room)).toBe(true);
+    expect(await rooms.insert(room, autocommit(database))).toBe(true);
     return room;
   }
 
@@ -69,13 +70,13 @@ describe('RoomsRepository', () => {
     const first = await created(a, 'daily');
     expect(await rooms.liveNameTaken(a.id, 'daily')).toBe(true);
     expect(await rooms.liveNameTaken(b.id, 'daily')).toBe(false);
-    expect(await rooms.insert(newRoom(a, 'daily'))).toBe(false);
+    expect(await rooms.insert(newRoom(a, 'daily'), autocommit(database))).toBe(false);
     await created(b, 'daily');
 
     await end(first.id);
     expect(await rooms.liveNameTaken(a.id, 'daily')).toBe(false);
     await created(a, 'daily');
-    expect(await rooms.insert(newRoom(a, 'daily'))).toBe(false);
+    expect(await rooms.insert(newRoom(a, 'daily'), autocommit(database))).toBe(false);
     const [{ count }] = await rawRows<{ count: number }>(database, `SELECT count(*)::int AS count FROM rooms WHERE organization_id = $1`, [
       a.id,
     ]);
@@ -172,14 +173,19 @@ describe('RoomsRepository', () => {
     const [a, b] = [await organization(), await organization()];
     const room = await created(a, 'tokens');
     const token = { kind: 'member' as const, displayName: null, reserveSeconds: 120 };
-    await tokens.reserveToken(a.id, room.id, { ...token, identity: 'ann', languages: ['en'] });
-    await tokens.reserveToken(a.id, room.id, { ...token, identity: 'bob', languages: ['de', 'en'] });
+    await tokens.reserveToken(a.id, room.id, { ...token, identity: 'ann', languages: ['en'] }, autocommit(database));
+    await tokens.reserveToken(a.id, room.id, { ...token, identity: 'bob', languages: ['de', 'en'] }, autocommit(database));
     expect(await tokens.heldLanguages(a.id, room.id, null)).toEqual(['de', 'en']);
     expect(await tokens.heldLanguages(a.id, room.id, 'bob')).toEqual(['en']);
     expect(await tokens.heldLanguages(b.id, room.id, null)).toEqual([]);
 
     // re-issued to bob with French; ann's reservation lapses
-    await tokens.reserveToken(a.id, room.id, { ...token, identity: 'bob', kind: 'guest', displayName: 'Bob', languages: ['fr'] });
+    await tokens.reserveToken(
+      a.id,
+      room.id,
+      { ...token, identity: 'bob', kind: 'guest', displayName: 'Bob', languages: ['fr'] },
+      autocommit(database),
+    );
     await rawRows(database, `UPDATE room_tokens SET reserved_until = clock_timestamp() - interval '1 second' WHERE identity = 'ann'`);
     expect(await tokens.heldLanguages(a.id, room.id, null)).toEqual(['fr']);
     const rows = await rawRows<{ identity: string; kind: string; display_name: string | null; languages: string[] }>(
@@ -193,7 +199,7 @@ describe('RoomsRepository', () => {
     ]);
 
     // another organization cannot issue a token of this room
-    await tokens.reserveToken(b.id, room.id, { ...token, identity: 'mallory', languages: ['es'] });
+    await tokens.reserveToken(b.id, room.id, { ...token, identity: 'mallory', languages: ['es'] }, autocommit(database));
     expect(await tokens.heldLanguages(a.id, room.id, null)).toEqual(['fr']);
   });
 
@@ -232,9 +238,9 @@ describe('RoomsRepository', () => {
     expect(await rooms.liveRoomId(b.id, 'locked')).toBeNull();
     expect(await rooms.liveRoomId(a.id, 'over')).toBeNull();
 
-    await rooms.setMode(b.id, room.id, 'mono');
+    await rooms.setMode(b.id, room.id, 'mono', autocommit(database));
     expect((await rooms.view(a.id, room.id))?.streaming_mode).toBeNull();
-    await rooms.setMode(a.id, room.id, 'dual');
+    await rooms.setMode(a.id, room.id, 'dual', autocommit(database));
     expect((await rooms.view(a.id, room.id))?.streaming_mode).toBe('dual');
   });
 
@@ -243,13 +249,18 @@ describe('RoomsRepository', () => {
     const room = await created(a, 'shared', { streamingMode: 'dual' });
     await created(a, 'unset');
     await end((await created(a, 'gone', { streamingMode: 'dual' })).id);
-    await tokens.reserveToken(a.id, room.id, {
-      identity: 'host',
-      kind: 'member',
-      displayName: null,
-      languages: ['en'],
-      reserveSeconds: 120,
-    });
+    await tokens.reserveToken(
+      a.id,
+      room.id,
+      {
+        identity: 'host',
+        kind: 'member',
+        displayName: null,
+        languages: ['en'],
+        reserveSeconds: 120,
+      },
+      autocommit(database),
+    );
     const ask = (organizationId: string, roomName: string, identity: string, languages: string[]) => ({
       organizationId,
       roomName,
@@ -267,6 +278,7 @@ describe('RoomsRepository', () => {
         ask(a.id, 'unset', 'first', ['en']),
       ],
       120,
+      autocommit(database),
     );
     expect([...answers.keys()].sort()).toEqual([0, 3, 4]);
     expect(answers.get(0)).toEqual({

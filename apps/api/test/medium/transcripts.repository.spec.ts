@@ -1,9 +1,10 @@
 import type { DataSource } from 'typeorm';
-import type { Sql } from '../../src/database/sql';
+import type { Tx } from '../../src/database/sql';
 import { DatabaseClient } from '../../src/database/database.client';
 import { RoomTokensRepository } from '../../src/modules/rooms/room-tokens.repository';
 import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { TranscriptsRepository, type SegmentRecord } from '../../src/modules/transcripts/transcripts.repository';
+import { autocommit } from '../support/autocommit';
 import { MediumRows } from '../support/medium-rows';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -31,7 +32,7 @@ describe('TranscriptsRepository', () => {
   });
 
   /** What closing a room's transcript decides (as TranscriptReadinessService does): the rooms aggregate closes it, then its summary is read. */
-  const closeTranscript = async (roomId: string, tx: Sql) => {
+  const closeTranscript = async (roomId: string, tx: Tx) => {
     const room = await new RoomsRepository(database).closeTranscript(roomId, tx);
     return room && { ...room, ...(await transcripts.summary(roomId, tx)) };
   };
@@ -53,9 +54,11 @@ describe('TranscriptsRepository', () => {
   it('stores each (room, segment id) once, even within one batch, and returns what it wrote', async () => {
     const owner = await rows.organization();
     const room = await rows.room(owner);
-    const first = await transcripts.store([record(room, 'a', 0), record(room, 'a', 0), record(room, 'b', 10)]);
+    const first = await transcripts.store([record(room, 'a', 0), record(room, 'a', 0), record(room, 'b', 10)], autocommit(database));
     expect(first).toEqual(new Set([`${room} a`, `${room} b`]));
-    expect(await transcripts.store([record(room, 'a', 0, { text: 'changed' }), record(room, 'c', 20)])).toEqual(new Set([`${room} c`]));
+    expect(await transcripts.store([record(room, 'a', 0, { text: 'changed' }), record(room, 'c', 20)], autocommit(database))).toEqual(
+      new Set([`${room} c`]),
+    );
     const page = await transcripts.page(owner.organizationId, room, { limit: 10, offset: 0 });
     expect(page.map((s) => [s.id, s.text])).toEqual([
       ['a', 'said a'],
@@ -68,30 +71,33 @@ describe('TranscriptsRepository', () => {
     const owner = await rows.organization();
     const room = await rows.room(owner);
     const [{ livekit_name }] = (await db.query(`SELECT livekit_name FROM rooms WHERE id = $1`, [room])) as { livekit_name: string }[];
-    const stored = await transcripts.store([
-      record(room, 'right', 0, { livekitRoom: livekit_name }),
-      record(room, 'wrong', 0, { livekitRoom: 'lk-someone-else' }),
-      record('00000000-0000-4000-8000-000000000000', 'nowhere', 0),
-    ]);
+    const stored = await transcripts.store(
+      [
+        record(room, 'right', 0, { livekitRoom: livekit_name }),
+        record(room, 'wrong', 0, { livekitRoom: 'lk-someone-else' }),
+        record('00000000-0000-4000-8000-000000000000', 'nowhere', 0),
+      ],
+      autocommit(database),
+    );
     expect(stored).toEqual(new Set([`${room} right`]));
   });
 
   it('writes nothing for an organization with storing off, and again once it is on', async () => {
     const owner = await rows.organization();
     const room = await rows.room(owner);
-    await transcripts.saveSettings(owner.organizationId, { store: false, retentionDays: 30 });
-    expect(await transcripts.store([record(room, 'off', 0)])).toEqual(new Set());
+    await transcripts.saveSettings(owner.organizationId, { store: false, retentionDays: 30 }, autocommit(database));
+    expect(await transcripts.store([record(room, 'off', 0)], autocommit(database))).toEqual(new Set());
     const [{ n }] = (await db.query(`SELECT count(*)::int AS n FROM transcript_segments WHERE room_id = $1`, [room])) as { n: number }[];
     expect(n).toBe(0);
-    await transcripts.saveSettings(owner.organizationId, { store: true, retentionDays: 30 });
-    expect(await transcripts.store([record(room, 'on', 0)])).toEqual(new Set([`${room} on`]));
+    await transcripts.saveSettings(owner.organizationId, { store: true, retentionDays: 30 }, autocommit(database));
+    expect(await transcripts.store([record(room, 'on', 0)], autocommit(database))).toEqual(new Set([`${room} on`]));
   });
 
   it('settings: the defaults until saved, then what was saved, per organization', async () => {
     const [a, b] = [await rows.organization(), await rows.organization()];
     expect(await transcripts.settings(a.organizationId)).toEqual({ store: true, retentionDays: 30 });
-    await transcripts.saveSettings(a.organizationId, { store: false, retentionDays: 3650 });
-    await transcripts.saveSettings(a.organizationId, { store: true, retentionDays: 7 });
+    await transcripts.saveSettings(a.organizationId, { store: false, retentionDays: 3650 }, autocommit(database));
+    await transcripts.saveSettings(a.organizationId, { store: true, retentionDays: 7 }, autocommit(database));
     expect(await transcripts.settings(a.organizationId)).toEqual({ store: true, retentionDays: 7 });
     expect(await transcripts.settings(b.organizationId)).toEqual({ store: true, retentionDays: 30 });
   });
@@ -99,11 +105,14 @@ describe('TranscriptsRepository', () => {
   it("reads in spoken order (start, then id) with millisecond times, only for the room's organization", async () => {
     const [owner, other] = [await rows.organization(), await rows.organization()];
     const room = await rows.room(owner);
-    await transcripts.store([
-      record(room, 'z', 0.4),
-      record(room, 'b', 1_000, { participantIdentity: 'bob', language: 'es', translation: null }),
-      record(room, 'y', 0),
-    ]);
+    await transcripts.store(
+      [
+        record(room, 'z', 0.4),
+        record(room, 'b', 1_000, { participantIdentity: 'bob', language: 'es', translation: null }),
+        record(room, 'y', 0),
+      ],
+      autocommit(database),
+    );
     const all = await transcripts.page(owner.organizationId, room, { limit: 10, offset: 0 });
     // 0.4 ms is stored at millisecond precision: the same instant as 0, so the id decides.
     expect(all.map((s) => s.id)).toEqual(['y', 'z', 'b']);
@@ -125,7 +134,7 @@ describe('TranscriptsRepository', () => {
     expect(await transcripts.all(other.organizationId, room)).toEqual([]);
     expect(await transcripts.page(other.organizationId, room, { limit: 10, offset: 0 })).toEqual([]);
     expect(await transcripts.room(other.organizationId, room)).toBeNull();
-    expect(await transcripts.erase(other.organizationId, room)).toBe(0);
+    expect(await transcripts.erase(other.organizationId, room, autocommit(database))).toBe(0);
     expect((await transcripts.page(owner.organizationId, room, { limit: 1, offset: 1 })).map((s) => s.id)).toEqual(['z']);
   });
 
@@ -145,7 +154,10 @@ describe('TranscriptsRepository', () => {
     const owner = await rows.organization();
     const live = await rows.room(owner, { startedAt: new Date(t0) });
     const ended = await rows.room(owner, { startedAt: new Date(t0), endedAt: new Date(t0 + 60_000) });
-    await transcripts.store([record(ended, 'one', 0), record(ended, 'two', 5, { translation: { language: 'de', text: 'zwei' } })]);
+    await transcripts.store(
+      [record(ended, 'one', 0), record(ended, 'two', 5, { translation: { language: 'de', text: 'zwei' } })],
+      autocommit(database),
+    );
     expect(await database.transaction((tx) => closeTranscript(live, tx))).toBeNull();
     const closed = await database.transaction((tx) => closeTranscript(ended, tx));
     expect(closed).toEqual({
@@ -157,7 +169,7 @@ describe('TranscriptsRepository', () => {
       languages: ['de', 'en', 'es'],
     });
     expect(await database.transaction((tx) => closeTranscript(ended, tx))).toBeNull();
-    expect(await transcripts.store([record(ended, 'late', 10)])).toEqual(new Set());
+    expect(await transcripts.store([record(ended, 'late', 10)], autocommit(database))).toEqual(new Set());
   });
 
   it('a close waits for an insert under way, and counts it', async () => {
@@ -202,14 +214,14 @@ describe('TranscriptsRepository', () => {
 
   it("retention: deletes what is older than each organization's retention, in bounded batches", async () => {
     const [short, standard] = [await rows.organization(), await rows.organization()];
-    await transcripts.saveSettings(short.organizationId, { store: true, retentionDays: 2 });
+    await transcripts.saveSettings(short.organizationId, { store: true, retentionDays: 2 }, autocommit(database));
     const [a, b] = [await rows.room(short), await rows.room(standard)];
     const daysAgo = (d: number) => Date.now() - t0 - d * 86_400_000;
-    await transcripts.store([record(a, 'a3', daysAgo(3)), record(a, 'a3b', daysAgo(3)), record(a, 'a1', daysAgo(1))]);
-    await transcripts.store([record(b, 'b3', daysAgo(3)), record(b, 'b31', daysAgo(31))]);
-    expect(await transcripts.deleteExpired(1)).toBe(1);
-    expect(await transcripts.deleteExpired(100)).toBe(2);
-    expect(await transcripts.deleteExpired(100)).toBe(0);
+    await transcripts.store([record(a, 'a3', daysAgo(3)), record(a, 'a3b', daysAgo(3)), record(a, 'a1', daysAgo(1))], autocommit(database));
+    await transcripts.store([record(b, 'b3', daysAgo(3)), record(b, 'b31', daysAgo(31))], autocommit(database));
+    expect(await transcripts.deleteExpired(1, autocommit(database))).toBe(1);
+    expect(await transcripts.deleteExpired(100, autocommit(database))).toBe(2);
+    expect(await transcripts.deleteExpired(100, autocommit(database))).toBe(0);
     expect((await transcripts.all(short.organizationId, a)).map((s) => s.text)).toEqual(['said a1']);
     expect((await transcripts.all(standard.organizationId, b)).map((s) => s.text)).toEqual(['said b3']);
   });

@@ -2,17 +2,20 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { TranslationStatsRepository, type NewTranslationEvent } from '../../src/modules/translation-stats/translation-stats.repository';
+import { autocommit } from '../support/autocommit';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** The translator's reports on the real database, without the application: stored once, for the room they name, read per organization. */
 describe('TranslationStatsRepository', () => {
+  let database: DatabaseClient;
   let databaseUrl: string;
   let dataSource: DataSource;
   let stats: TranslationStatsRepository;
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    stats = new TranslationStatsRepository(new DatabaseClient(dataSource));
+    database = new DatabaseClient(dataSource);
+    stats = new TranslationStatsRepository(database);
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, dataSource);
@@ -54,17 +57,19 @@ describe('TranslationStatsRepository', () => {
   it('stores a report once by its key, and only for a room with that id and LiveKit name', async () => {
     const room = await newRoom();
     const joined = report(room, '2030-01-01T10:00:00.000Z');
-    expect(await stats.insert(joined)).toBe(true);
-    expect(await stats.insert(joined)).toBe(false);
-    expect(await stats.insert(report({ ...room, livekitRoom: 'lk-someone-else' }, '2030-01-01T10:00:01.000Z'))).toBe(false);
-    expect(await stats.insert(report({ ...room, roomId: randomUUID() }, '2030-01-01T10:00:01.000Z'))).toBe(false);
+    expect(await stats.insert(joined, autocommit(database))).toBe(true);
+    expect(await stats.insert(joined, autocommit(database))).toBe(false);
+    expect(await stats.insert(report({ ...room, livekitRoom: 'lk-someone-else' }, '2030-01-01T10:00:01.000Z'), autocommit(database))).toBe(
+      false,
+    );
+    expect(await stats.insert(report({ ...room, roomId: randomUUID() }, '2030-01-01T10:00:01.000Z'), autocommit(database))).toBe(false);
     expect(await stats.events(room.organizationId, room.roomId)).toHaveLength(1);
   });
 
   it("reads a room's reports in the order they happened, typed, and only for the room's organization", async () => {
     const room = await newRoom();
     const other = await newRoom();
-    await stats.insert(report(room, '2030-01-01T10:05:00.000Z', { type: 'left' }));
+    await stats.insert(report(room, '2030-01-01T10:05:00.000Z', { type: 'left' }), autocommit(database));
     await stats.insert(
       report(room, '2030-01-01T10:01:00.000Z', {
         type: 'latency',
@@ -74,9 +79,10 @@ describe('TranslationStatsRepository', () => {
         samples: 12,
         audioSeconds: 30.5,
       }),
+      autocommit(database),
     );
-    await stats.insert(report(room, '2030-01-01T10:00:00.000Z', { type: 'joined' }));
-    await stats.insert(report(other, '2030-01-01T09:00:00.000Z', { type: 'joined' }));
+    await stats.insert(report(room, '2030-01-01T10:00:00.000Z', { type: 'joined' }), autocommit(database));
+    await stats.insert(report(other, '2030-01-01T09:00:00.000Z', { type: 'joined' }), autocommit(database));
 
     const events = await stats.events(room.organizationId, room.roomId);
     expect(events).toEqual([

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { UsageRollupsRepository } from '../../src/modules/metering/usage-rollups.repository';
+import { autocommit } from '../support/autocommit';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
@@ -36,7 +37,12 @@ describe('UsageRollupsRepository', () => {
   it("sums the writes to a slot, negative ones included, each organization's apart", async () => {
     const [org, other] = [await insertOrganization(db), await insertOrganization(db)];
     const slot = Date.parse('2025-03-01T10:15:00.000Z') / 1000;
-    await rollups.addToSlots(org.organizationId, [{ slotSeconds: slot, minutes: 5, sessions: 1, participants: 2 }], 1);
+    await rollups.addToSlots(
+      org.organizationId,
+      [{ slotSeconds: slot, minutes: 5, sessions: 1, participants: 2 }],
+      1,
+      autocommit(database),
+    );
     await database.transaction(async (tx) => {
       await rollups.addToSlots(
         org.organizationId,
@@ -48,8 +54,18 @@ describe('UsageRollupsRepository', () => {
         tx,
       );
     });
-    await rollups.addToSlots(org.organizationId, [{ slotSeconds: slot, minutes: -2, sessions: -1, participants: -1 }], 1);
-    await rollups.addToSlots(other.organizationId, [{ slotSeconds: slot, minutes: 100, sessions: 10, participants: 10 }], 1);
+    await rollups.addToSlots(
+      org.organizationId,
+      [{ slotSeconds: slot, minutes: -2, sessions: -1, participants: -1 }],
+      1,
+      autocommit(database),
+    );
+    await rollups.addToSlots(
+      other.organizationId,
+      [{ slotSeconds: slot, minutes: 100, sessions: 10, participants: 10 }],
+      1,
+      autocommit(database),
+    );
     expect(await slots(org.organizationId)).toEqual([
       { slot: new Date('2025-03-01T10:15:00.000Z'), minutes: 10, sessions: 0, participants: 2 },
       { slot: new Date('2025-03-01T10:30:00.000Z'), minutes: 1, sessions: 1, participants: 1 },
@@ -62,8 +78,8 @@ describe('UsageRollupsRepository', () => {
 
   it('moves the usage version by the writes, from nothing, for that organization only, even when no slot changes', async () => {
     const [org, other] = [await insertOrganization(db), await insertOrganization(db)];
-    await rollups.addToSlots(org.organizationId, [], 3);
-    await rollups.addToSlots(org.organizationId, [], 1);
+    await rollups.addToSlots(org.organizationId, [], 3, autocommit(database));
+    await rollups.addToSlots(org.organizationId, [], 1, autocommit(database));
     expect(await version(org.organizationId)).toBe(4);
     expect(await slots(org.organizationId)).toEqual([]);
     expect(await version(other.organizationId)).toBeUndefined();

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { WebhookDeliveriesRepository, type NewEvent } from '../../src/modules/customer-webhooks/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
+import { autocommit } from '../support/autocommit';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /**
@@ -31,7 +32,12 @@ describe('WebhookDeliveriesRepository', () => {
     return id;
   };
   const newEndpoint = async (organizationId: string): Promise<string> =>
-    (await endpoints.create({ organizationId, url: 'https://example.com/hook', events: null, description: null, secret: 'whsec_x' })).id;
+    (
+      await endpoints.create(
+        { organizationId, url: 'https://example.com/hook', events: null, description: null, secret: 'whsec_x' },
+        autocommit(database),
+      )
+    ).id;
   /** Events of the organization and one pending delivery of each to the endpoint, in this order; the deliveries' ids. */
   const send = async (organizationId: string, endpointId: string, lanes: (string | null)[]): Promise<string[]> => {
     const events: NewEvent[] = lanes.map(() => {
@@ -108,7 +114,7 @@ describe('WebhookDeliveriesRepository', () => {
     const [roomFirst, credit, roomSecond] = await send(org, endpoint, ['room-1', null, 'room-1']);
     expect(await deliveries.dueEndpoints()).toContain(endpoint);
 
-    const claimed = await deliveries.claim(endpoint, 10, 30);
+    const claimed = await deliveries.claim(endpoint, 10, 30, autocommit(database));
     // The head of the room's lane and the delivery without a lane (in no particular order), not the lane's second.
     expect(claimed.map((d) => d.id).sort()).toEqual([roomFirst, credit].sort());
     expect(claimed.find((d) => d.id === roomFirst)).toEqual({
@@ -121,13 +127,16 @@ describe('WebhookDeliveriesRepository', () => {
       secret: 'whsec_x',
     });
     // Leased: not claimed again (the lane's second waits for its head).
-    expect(await deliveries.claim(endpoint, 10, 30)).toEqual([]);
+    expect(await deliveries.claim(endpoint, 10, 30, autocommit(database))).toEqual([]);
 
-    await deliveries.record([
-      { id: roomFirst, attempts: 1, status: 'delivered', statusCode: 204, error: null, waitMs: null },
-      { id: credit, attempts: 1, status: 'pending', statusCode: 500, error: 'The endpoint answered 500.', waitMs: 60_000 },
-    ]);
-    expect((await deliveries.claim(endpoint, 10, 30)).map((d) => d.id)).toEqual([roomSecond]);
+    await deliveries.record(
+      [
+        { id: roomFirst, attempts: 1, status: 'delivered', statusCode: 204, error: null, waitMs: null },
+        { id: credit, attempts: 1, status: 'pending', statusCode: 500, error: 'The endpoint answered 500.', waitMs: 60_000 },
+      ],
+      autocommit(database),
+    );
+    expect((await deliveries.claim(endpoint, 10, 30, autocommit(database))).map((d) => d.id)).toEqual([roomSecond]);
     const log = await deliveries.page(endpoint, org, 10, 0);
     expect(log.find((d) => d.id === roomFirst)).toMatchObject({
       status: 'delivered',
@@ -144,25 +153,26 @@ describe('WebhookDeliveriesRepository', () => {
     const [mine, theirs] = [await newOrganization(), await newOrganization()];
     const endpoint = await newEndpoint(mine);
     const [failed, pending] = await send(mine, endpoint, [null, null]);
-    await deliveries.record([
-      { id: failed, attempts: 8, status: 'failed', statusCode: null, error: 'No answer within 10 s.', waitMs: null },
-    ]);
+    await deliveries.record(
+      [{ id: failed, attempts: 8, status: 'failed', statusCode: null, error: 'No answer within 10 s.', waitMs: null }],
+      autocommit(database),
+    );
 
-    expect(await deliveries.retry(failed, endpoint, theirs)).toBeNull();
-    const retried = await deliveries.retry(failed, endpoint, mine);
+    expect(await deliveries.retry(failed, endpoint, theirs, autocommit(database))).toBeNull();
+    const retried = await deliveries.retry(failed, endpoint, mine, autocommit(database));
     expect(retried).toMatchObject({ id: failed, status: 'pending', attempts: 8, last_error: 'No answer within 10 s.' });
     const [{ max_attempts }] = (await db.query(`SELECT max_attempts FROM webhook_deliveries WHERE id = $1`, [failed])) as {
       max_attempts: number;
     }[];
     expect(max_attempts).toBe(9); // exactly one more attempt
 
-    expect(await deliveries.failPending(endpoint, theirs)).toBe(0);
+    expect(await deliveries.failPending(endpoint, theirs, autocommit(database))).toBe(0);
     await database.transaction(async (tx) => {
       await endpoints.delete(endpoint, mine, tx);
       expect(await deliveries.failPending(endpoint, mine, tx)).toBe(2);
     });
-    expect(await deliveries.claim(endpoint, 10, 30)).toEqual([]);
-    expect(await deliveries.retry(pending, endpoint, mine)).toBeNull();
+    expect(await deliveries.claim(endpoint, 10, 30, autocommit(database))).toEqual([]);
+    expect(await deliveries.retry(pending, endpoint, mine, autocommit(database))).toBeNull();
     const log = await deliveries.page(endpoint, mine, 10, 0);
     expect(log.map((d) => [d.status, d.last_error])).toEqual([
       ['failed', 'The endpoint was deleted.'],

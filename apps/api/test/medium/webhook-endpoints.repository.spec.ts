@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { CUSTOMER_EVENT_TYPES } from '../../src/modules/customer-webhooks/event-types';
 import { WebhookEndpointsRepository, type NewWebhookEndpoint } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
+import { autocommit } from '../support/autocommit';
 import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
 
 /** `webhook_endpoints` on the real database: each organization sees and deletes only its own, newest first. */
@@ -35,7 +36,7 @@ describe('WebhookEndpointsRepository', () => {
 
   it('answers a new endpoint as shown (every type when it has no list; no secret)', async () => {
     const org = await newOrganization();
-    const all = await endpoints.create(endpoint(org, { description: 'all of them' }));
+    const all = await endpoints.create(endpoint(org, { description: 'all of them' }), autocommit(database));
     expect(all).toEqual({
       id: expect.any(String),
       url: 'https://example.com/hook',
@@ -44,7 +45,7 @@ describe('WebhookEndpointsRepository', () => {
       enabled: true,
       created_at: expect.any(Date),
     });
-    const some = await endpoints.create(endpoint(org, { events: ['room.ended', 'credit.low'] }));
+    const some = await endpoints.create(endpoint(org, { events: ['room.ended', 'credit.low'] }), autocommit(database));
     expect(some.events).toEqual(['room.ended', 'credit.low']);
     expect(await endpoints.subscribed([org])).toEqual([
       { id: all.id, organizationId: org, events: null },
@@ -54,16 +55,16 @@ describe('WebhookEndpointsRepository', () => {
 
   it("lists and deletes only the organization's own endpoints", async () => {
     const [mine, theirs] = [await newOrganization(), await newOrganization()];
-    const a = await endpoints.create(endpoint(mine));
-    const b = await endpoints.create(endpoint(theirs));
+    const a = await endpoints.create(endpoint(mine), autocommit(database));
+    const b = await endpoints.create(endpoint(theirs), autocommit(database));
     expect((await endpoints.page(mine, 10, 0)).map((e) => e.id)).toEqual([a.id]);
     expect(await endpoints.exists(b.id, mine)).toBe(false);
-    expect(await endpoints.delete(b.id, mine)).toBe(false);
+    expect(await endpoints.delete(b.id, mine, autocommit(database))).toBe(false);
     expect(await endpoints.exists(b.id, theirs)).toBe(true);
     expect((await endpoints.subscribed([mine])).map((e) => e.id)).toEqual([a.id]);
 
     expect(await database.transaction((tx) => endpoints.delete(a.id, mine, tx))).toBe(true);
-    expect(await endpoints.delete(a.id, mine)).toBe(false);
+    expect(await endpoints.delete(a.id, mine, autocommit(database))).toBe(false);
     expect(await endpoints.exists(a.id, mine)).toBe(false);
     expect(await endpoints.page(mine, 10, 0)).toEqual([]);
     expect(await endpoints.subscribed([mine, theirs])).toEqual([{ id: b.id, organizationId: theirs, events: null }]);
@@ -72,7 +73,7 @@ describe('WebhookEndpointsRepository', () => {
   it('lists newest first as shown: endpoints created within one millisecond by id, whatever their microseconds', async () => {
     const org = await newOrganization();
     const created = [];
-    for (let i = 0; i < 4; i++) created.push(await endpoints.create(endpoint(org)));
+    for (let i = 0; i < 4; i++) created.push(await endpoints.create(endpoint(org), autocommit(database)));
     const ids = created.map((e) => e.id).sort();
     // Two pairs, each within one millisecond, each pair's microseconds ordered against its ids.
     const at = [

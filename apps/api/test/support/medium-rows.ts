@@ -59,7 +59,7 @@ export class MediumRows {
         connection.minutes ?? null,
         connection.chargedCents ?? null,
       ],
-    )) as { id: number | string }[];
-    return Number(row.id);
+    )) as { id: number }[];
+    return row.id;
   }
 }

@@ -212,3 +212,26 @@ export function HttpUrlRule(options: { minLength: number; maxLength: number; opt
     )(target, key);
   };
 }
+
+/** The issues of an optional list whose every item must be one of `values` (at least one item). */
+export function enumListIssues(field: string, list: unknown, values: readonly string[]) {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) return [{ loc: [field], msg: 'Input should be a valid list', type: 'list_type', input: list }];
+  if (list.length === 0) {
+    return [
+      {
+        loc: [field],
+        msg: 'List should have at least 1 item after validation, not 0',
+        type: 'too_short',
+        input: list,
+        ctx: { field_type: 'List', min_length: 1, actual_length: 0 },
+      },
+    ];
+  }
+  const expected = expectedList(values);
+  return list.flatMap((value: unknown, i) =>
+    typeof value === 'string' && values.includes(value)
+      ? []
+      : [{ loc: [field, i], msg: `Input should be ${expected}`, type: 'enum', input: value, ctx: { expected } }],
+  );
+}

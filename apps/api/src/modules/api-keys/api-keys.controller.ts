@@ -5,7 +5,7 @@ import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
 import { ApiPageResponse } from '../../common/pagination/page.schema';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
-import { ApiKeyIdParams, ApiKeyView, CreateApiKeyDto, CreatedApiKeyView } from './api-key.dto';
+import { newKeyRequest, ApiKeyIdParams, ApiKeyView, CreateApiKeyDto, CreatedApiKeyView } from './api-key.dto';
 import { ApiKeysService } from './api-keys.service';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
@@ -27,7 +27,7 @@ export class ApiKeysController {
   @ApiCreatedResponse({ type: CreatedApiKeyView, description: 'The key, with its secret shown this once' })
   @ApiErrors(422, 401, 409)
   create(@CurrentActor() actor: Actor, @Body() body: CreateApiKeyDto) {
-    return this.apiKeys.create(actor, body.name);
+    return this.apiKeys.create(actor, newKeyRequest(body));
   }
 
   @Get()

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { prepared, sql } from '../../database/typed-sql';
 import type {
   ICountActiveQuery,
@@ -29,6 +29,9 @@ export interface NewApiKey {
   keyPrefix: string;
   keyLast4: string;
   keyHash: Buffer;
+  /** null: every permission of its creator's role. */
+  scopes: string[] | null;
+  expiresAt: Date | null;
 }
 
 // Taken before the active keys are counted, so concurrent creations never pass the cap together.
@@ -38,12 +41,13 @@ const COUNT_ACTIVE = sql<ICountActiveQuery>`SELECT count(*)::int AS "active!" FR
   WHERE organization_id = $organizationId! AND revoked_at IS NULL`;
 
 const INSERT = sql<IInsertQuery>`WITH k AS (
-    INSERT INTO api_keys (organization_id, created_by_user_id, name, key_prefix, key_last4, key_hash)
-    VALUES ($organizationId!, $userId!, $name!, $keyPrefix!, $keyLast4!, $keyHash!) RETURNING *)
-  SELECT k.id, k.name, k.key_prefix, k.key_last4, k.created_at, k.last_used_at, u.email AS created_by
+    INSERT INTO api_keys (organization_id, created_by_user_id, name, key_prefix, key_last4, key_hash, scopes, expires_at)
+    VALUES ($organizationId!, $userId!, $name!, $keyPrefix!, $keyLast4!, $keyHash!, $scopes::text[], $expiresAt) RETURNING *)
+  SELECT k.id, k.name, k.key_prefix, k.key_last4, k.created_at, k.last_used_at, u.email AS created_by, k.scopes, k.expires_at
     FROM k JOIN users u ON u.id = k.created_by_user_id`;
 
-const LIST_ACTIVE = sql<IListActiveQuery>`SELECT k.id, k.name, k.key_prefix, k.key_last4, k.created_at, k.last_used_at, u.email AS created_by
+const LIST_ACTIVE = sql<IListActiveQuery>`SELECT k.id, k.name, k.key_prefix, k.key_last4, k.created_at, k.last_used_at, u.email AS created_by,
+  k.scopes, k.expires_at
   FROM api_keys k JOIN users u ON u.id = k.created_by_user_id
   WHERE k.organization_id = $organizationId! AND k.revoked_at IS NULL
   ORDER BY k.created_at DESC, k.id DESC LIMIT $limit! OFFSET $offset!`;
@@ -91,8 +95,8 @@ export class ApiKeysRepository {
   }
 
   /** Locks the organization's row until the transaction `sql` ends. */
-  async lockOrganization(organizationId: string, sql: Sql): Promise<void> {
-    await sql.rows(LOCK_ORGANIZATION, { organizationId });
+  async lockOrganization(organizationId: string, tx: Tx): Promise<void> {
+    await tx.rows(LOCK_ORGANIZATION, { organizationId });
   }
 
   /** Keys not revoked. Run after `lockOrganization`, in its own statement, it sees every key committed before. */
@@ -101,8 +105,8 @@ export class ApiKeysRepository {
     return row.active;
   }
 
-  async insert(organizationId: string, key: NewApiKey, sql: Sql = this.database): Promise<ApiKeyRow> {
-    const [row] = await sql.rows(INSERT, { organizationId, ...key });
+  async insert(organizationId: string, key: NewApiKey, tx: Tx): Promise<ApiKeyRow> {
+    const [row] = await tx.rows(INSERT, { organizationId, ...key });
     return row;
   }
 
@@ -112,8 +116,8 @@ export class ApiKeysRepository {
   }
 
   /** False when the organization has no such live key (another organization's, or revoked already). */
-  async revoke(organizationId: string, keyId: string, sql: Sql = this.database): Promise<boolean> {
-    return (await sql.rows(REVOKE, { keyId, organizationId })).length > 0;
+  async revoke(organizationId: string, keyId: string, tx: Tx): Promise<boolean> {
+    return (await tx.rows(REVOKE, { keyId, organizationId })).length > 0;
   }
 
   /** The live key whose keyed hash (hex) this is, with its user; undefined for an unknown or revoked key. */
@@ -122,8 +126,8 @@ export class ApiKeysRepository {
   }
 
   /** Records a use now, unless one was recorded within the last minute. */
-  async touch(organizationId: string, apiKeyId: string, sql: Sql = this.database): Promise<void> {
-    await sql.rows(TOUCH, { apiKeyId, organizationId });
+  async touch(organizationId: string, apiKeyId: string, tx: Tx): Promise<void> {
+    await tx.rows(TOUCH, { apiKeyId, organizationId });
   }
 
   /** Whether a live key with this keyed hash acts for a user of the organization. */

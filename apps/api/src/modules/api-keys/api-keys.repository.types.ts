@@ -1,7 +1,7 @@
 /** Types generated for queries found in "apps/api/src/modules/api-keys/api-keys.repository.ts" */
 export type BufferArray = (Buffer)[];
 
-export type NumberOrString = number | string;
+export type DateOrString = Date | string;
 
 export type stringArray = (string)[];
 
@@ -39,11 +39,13 @@ export interface ICountActiveQuery {
 
 /** 'Insert' parameters type */
 export interface IInsertParams {
+  expiresAt?: DateOrString | null | void;
   keyHash: Buffer;
   keyLast4: string;
   keyPrefix: string;
   name: string;
   organizationId: string;
+  scopes?: stringArray | null | void;
   userId: string;
 }
 
@@ -51,11 +53,13 @@ export interface IInsertParams {
 export interface IInsertResult {
   created_at: Date;
   created_by: string;
+  expires_at: Date | null;
   id: string;
   key_last4: string;
   key_prefix: string;
   last_used_at: Date | null;
   name: string;
+  scopes: stringArray | null;
 }
 
 /** 'Insert' query type */
@@ -66,8 +70,8 @@ export interface IInsertQuery {
 
 /** 'ListActive' parameters type */
 export interface IListActiveParams {
-  limit: NumberOrString;
-  offset: NumberOrString;
+  limit: number;
+  offset: number;
   organizationId: string;
 }
 
@@ -75,11 +79,13 @@ export interface IListActiveParams {
 export interface IListActiveResult {
   created_at: Date;
   created_by: string;
+  expires_at: Date | null;
   id: string;
   key_last4: string;
   key_prefix: string;
   last_used_at: Date | null;
   name: string;
+  scopes: stringArray | null;
 }
 
 /** 'ListActive' query type */

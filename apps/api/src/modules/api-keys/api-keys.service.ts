@@ -6,7 +6,9 @@ import { toPage, type Page } from '../../common/pagination/page';
 import type { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
-import type { ApiKeyView, CreatedApiKeyView } from './api-key.dto';
+import type { ApiKeyView, CreatedApiKeyView, NewKeyRequest } from './api-key.dto';
+import { PERMISSIONS, ROLE_PERMISSIONS, type Permission } from '@app/domain';
+import type { ApiKeyRow } from './api-keys.repository';
 import { DatabaseClient } from '../../database/database.client';
 import { ApiKeysRepository } from './api-keys.repository';
 
@@ -18,15 +20,31 @@ export class ApiKeysService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async create(actor: Actor, name: string): Promise<CreatedApiKeyView> {
-    return this.createFor(actor.organizationId, actor.userId, name);
+  /**
+   * A key of the caller's: scoped to what it asks (each within the caller's role, and a scoped key's own
+   * scopes: 403 otherwise), or to everything the caller may do.
+   */
+  async create(actor: Actor, request: NewKeyRequest): Promise<CreatedApiKeyView> {
+    const held = ROLE_PERMISSIONS[actor.role].filter((permission) => actor.scopes === null || actor.scopes.includes(permission));
+    const beyond = (request.scopes ?? []).filter((permission) => !held.includes(permission));
+    if (beyond.length > 0) throw ApiError.forbidden(`A key cannot be given ${beyond.join(', ')}: you do not hold it.`);
+    return this.createFor(actor.organizationId, actor.userId, request.name, {
+      scopes: request.scopes ?? held,
+      expiresAt: request.expiresAt,
+    });
   }
 
   /**
-   * Also used by the operator CLI, which has no actor yet. The organization's row is locked while its
-   * active keys are counted, so concurrent creations never pass the cap together.
+   * Also used by the operator CLI, which has no actor yet (its key holds every permission of the owner).
+   * The organization's row is locked while its active keys are counted, so concurrent creations never
+   * pass the cap together.
    */
-  async createFor(organizationId: string, userId: string, name: string): Promise<CreatedApiKeyView> {
+  async createFor(
+    organizationId: string,
+    userId: string,
+    name: string,
+    limits: { scopes: Permission[] | null; expiresAt: Date | null } = { scopes: null, expiresAt: null },
+  ): Promise<CreatedApiKeyView> {
     const secret = generateApiKeySecret();
     const { keyPrefix, keyLast4 } = describeSecret(secret);
     const cap = this.config.maxActiveApiKeysPerOrganization;
@@ -36,16 +54,20 @@ export class ApiKeysService {
         throw ApiError.conflict(`The organization already has ${cap} active API keys, the most it may have: revoke one first.`);
       }
       const keyHash = hashApiKeySecret(secret, this.config.apiKeyPepper);
-      return this.keys.insert(organizationId, { userId, name, keyPrefix, keyLast4, keyHash }, tx);
+      return this.keys.insert(organizationId, { userId, name, keyPrefix, keyLast4, keyHash, ...limits }, tx);
     });
-    return { ...view, key: secret };
+    return { ...keyView(view), key: secret };
   }
 
   async list(actor: Actor, query: PageQueryDto): Promise<Page<ApiKeyView>> {
-    return toPage(await this.keys.listActive(actor.organizationId, query.limit + 1, query.offset), query);
+    return toPage((await this.keys.listActive(actor.organizationId, query.limit + 1, query.offset)).map(keyView), query);
   }
 
   async revoke(actor: Actor, keyId: string): Promise<void> {
-    if (!(await this.keys.revoke(actor.organizationId, keyId))) throw ApiError.notFound('API key not found.');
+    if (!(await this.database.oneStatement((tx) => this.keys.revoke(actor.organizationId, keyId, tx))))
+      throw ApiError.notFound('API key not found.');
   }
 }
+
+/** A key as shown: a key made before scopes existed (none stored) may do all its creator's role allows. */
+const keyView = (row: ApiKeyRow): ApiKeyView => ({ ...row, scopes: row.scopes ?? [...PERMISSIONS] });

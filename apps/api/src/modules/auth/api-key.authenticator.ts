@@ -5,6 +5,7 @@ import type { AppConfig } from '../../config/app-config';
 import type { Actor } from '../../common/auth/actor';
 import { hashApiKeySecret } from '../../common/auth/api-key-secret';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
+import { DatabaseClient } from '../../database/database.client';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 /** Keyed hashes of recently presented keys; past this many, the memory starts over. */
@@ -25,6 +26,7 @@ export class ApiKeyAuthenticator {
      * one round trip (`ApiKeysRepository.findLive`, a named statement straight on the pool).
      */
     private readonly keys: ApiKeysRepository,
+    private readonly database: DatabaseClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -65,6 +67,8 @@ export class ApiKeyAuthenticator {
 
   /** At most one write a minute per key; a failed write never fails the request. */
   private async touch(organizationId: string, apiKeyId: string): Promise<void> {
-    await this.keys.touch(organizationId, apiKeyId).catch((error: Error) => this.logger.warn(`Could not record key use: ${error.message}`));
+    await this.database
+      .oneStatement((tx) => this.keys.touch(organizationId, apiKeyId, tx))
+      .catch((error: Error) => this.logger.warn(`Could not record key use: ${error.message}`));
   }
 }

@@ -12,9 +12,9 @@ import type {
 } from './billing-history.repository.types';
 
 /** One line of the history before its room is attached: a purchase, grant, refund, adjustment or a room's total. */
-export type HistoryLineRow = Omit<IHistoryLinesResult, 'delta_cents'> & { delta_cents: number };
+export type HistoryLineRow = IHistoryLinesResult;
 
-export type HistoryRoomRow = Omit<IHistoryRoomsResult, 'total_charged_cents'> & { total_charged_cents: number };
+export type HistoryRoomRow = IHistoryRoomsResult;
 
 const HISTORY_VERSION = sql<IHistoryVersionQuery>`SELECT coalesce((SELECT version FROM history_versions WHERE organization_id = $organizationId!), 0)::text AS "version!"`;
 
@@ -71,13 +71,11 @@ export class BillingHistoryRepository {
     page: { limit: number; offset: number; currency: string },
     sql: Sql = this.database,
   ): Promise<HistoryLineRow[]> {
-    const rows = await sql.rows(HISTORY_LINES_PREPARED, { organizationId, ...page });
-    return rows.map((row) => ({ ...row, delta_cents: Number(row.delta_cents) }));
+    return sql.rows(HISTORY_LINES_PREPARED, { organizationId, ...page });
   }
 
   async rooms(organizationId: string, roomIds: string[], sql: Sql = this.database): Promise<HistoryRoomRow[]> {
-    const rows = await sql.rows(HISTORY_ROOMS_PREPARED, { roomIds, organizationId });
-    return rows.map((row) => ({ ...row, total_charged_cents: Number(row.total_charged_cents) }));
+    return sql.rows(HISTORY_ROOMS_PREPARED, { roomIds, organizationId });
   }
 
   /** Each room's ended connections as a JSON array text, in join order. */

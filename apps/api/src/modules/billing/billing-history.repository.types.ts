@@ -1,6 +1,4 @@
 /** Types generated for queries found in "apps/api/src/modules/billing/billing-history.repository.ts" */
-export type NumberOrString = number | string;
-
 export type stringArray = (string)[];
 
 /** 'HistoryVersion' parameters type */
@@ -22,15 +20,15 @@ export interface IHistoryVersionQuery {
 /** 'HistoryLines' parameters type */
 export interface IHistoryLinesParams {
   currency: string;
-  limit: NumberOrString;
-  offset: NumberOrString;
+  limit: number;
+  offset: number;
   organizationId: string;
 }
 
 /** 'HistoryLines' return type */
 export interface IHistoryLinesResult {
   currency: string;
-  delta_cents: string;
+  delta_cents: number;
   kind: string;
   occurred_at: Date;
   provider_reference: string | null;
@@ -56,7 +54,7 @@ export interface IHistoryRoomsResult {
   name: string;
   started_at: Date | null;
   streaming_mode: string | null;
-  total_charged_cents: string;
+  total_charged_cents: number;
   total_connection_minutes: number;
 }
 

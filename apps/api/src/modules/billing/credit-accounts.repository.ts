@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
 import { prepared, sql } from '../../database/typed-sql';
@@ -22,8 +22,8 @@ export interface CreditAccount {
 
 export type CreditKind = 'purchase' | 'grant' | 'refund' | 'adjustment';
 
-/** One credit line as recorded (the fields a history line shows), its bigints as numbers. */
-export type LedgerRow = Omit<IInsertCreditResult, 'id' | 'delta_cents'> & { id: number; delta_cents: number };
+/** One credit line as recorded (the fields a history line shows). */
+export type LedgerRow = IInsertCreditResult;
 
 export interface CreditLine {
   organizationId: string;
@@ -102,8 +102,8 @@ export class CreditAccountsRepository {
   async readAccount(organizationId: string): Promise<CreditAccount> {
     const account = await this.accounts.load(organizationId);
     return {
-      balance: account ? Number(account.balance_cents) : 0,
-      lowBalanceCents: account && account.low_balance_cents !== null ? Number(account.low_balance_cents) : null,
+      balance: account?.balance_cents ?? 0,
+      lowBalanceCents: account?.low_balance_cents ?? null,
     };
   }
 
@@ -112,34 +112,34 @@ export class CreditAccountsRepository {
   }
 
   /** Creates the account row when needed; the balance is left as it is. */
-  async setLowBalanceThreshold(organizationId: string, currency: string, cents: number | null, sql: Sql = this.database): Promise<void> {
-    await sql.rows(SET_LOW_BALANCE_THRESHOLD, { organizationId, currency, cents });
+  async setLowBalanceThreshold(organizationId: string, currency: string, cents: number | null, tx: Tx): Promise<void> {
+    await tx.rows(SET_LOW_BALANCE_THRESHOLD, { organizationId, currency, cents });
   }
 
   /**
    * Adds `delta` to the balance (a new account starts at 0), holding the row's lock until the
-   * transaction ends: concurrent moves see each other's result, never the same `before`.
+   * transaction ends: concurrent moves see each other's result, never the same `before`. Needs no
+   * lock of its caller.
    */
-  async moveBalance(organizationId: string, delta: number, currency: string, sql: Sql = this.database): Promise<BalanceMove> {
-    const [account] = await sql.rows(MOVE_BALANCE, { organizationId, delta, currency });
-    const after = Number(account.balance_cents);
-    return {
-      before: after - delta,
-      after,
-      lowBalanceCents: account.low_balance_cents === null ? null : Number(account.low_balance_cents),
-    };
+  async moveBalance(organizationId: string, delta: number, currency: string, tx: Tx): Promise<BalanceMove> {
+    const [account] = await tx.rows(MOVE_BALANCE, { organizationId, delta, currency });
+    const after = account.balance_cents;
+    return { before: after - delta, after, lowBalanceCents: account.low_balance_cents };
   }
 
   /** The line as recorded, or null when a purchase with this provider reference was already recorded. */
-  async insertCredit(line: CreditLine, sql: Sql = this.database): Promise<LedgerRow | null> {
-    const [row] = await sql.rows(INSERT_CREDIT, line);
-    return row ? { ...row, id: Number(row.id), delta_cents: Number(row.delta_cents) } : null;
+  async insertCredit(line: CreditLine, tx: Tx): Promise<LedgerRow | null> {
+    const [row] = await tx.rows(INSERT_CREDIT, line);
+    return row ?? null;
   }
 
-  /** All charges and corrections with one insert (the balance is moved separately, by their sum per organization). */
-  async insertCharges(charges: ChargeLine[], currency: string, sql: Sql = this.database): Promise<void> {
+  /**
+   * All charges and corrections with one insert (append-only: needs no lock). The balance is moved
+   * separately, by their sum per organization, in the same `tx`.
+   */
+  async insertCharges(charges: ChargeLine[], currency: string, tx: Tx): Promise<void> {
     if (charges.length === 0) return;
-    await sql.rows(INSERT_CHARGES, {
+    await tx.rows(INSERT_CHARGES, {
       currency,
       organizationIds: charges.map((charge) => charge.organizationId),
       cents: charges.map((charge) => charge.cents),

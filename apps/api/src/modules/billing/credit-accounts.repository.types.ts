@@ -3,9 +3,7 @@ export type DateOrString = Date | string;
 
 export type DateOrStringArray = (DateOrString)[];
 
-export type NumberOrString = number | string;
-
-export type NumberOrStringArray = (NumberOrString)[];
+export type numberArray = (number)[];
 
 export type stringArray = (string)[];
 
@@ -16,8 +14,8 @@ export interface IAccountsByOrganizationParams {
 
 /** 'AccountsByOrganization' return type */
 export interface IAccountsByOrganizationResult {
-  balance_cents: string;
-  low_balance_cents: string | null;
+  balance_cents: number;
+  low_balance_cents: number | null;
   organization_id: string;
 }
 
@@ -29,7 +27,7 @@ export interface IAccountsByOrganizationQuery {
 
 /** 'SetLowBalanceThreshold' parameters type */
 export interface ISetLowBalanceThresholdParams {
-  cents?: NumberOrString | null | void;
+  cents?: number | null | void;
   currency: string;
   organizationId: string;
 }
@@ -46,14 +44,14 @@ export interface ISetLowBalanceThresholdQuery {
 /** 'MoveBalance' parameters type */
 export interface IMoveBalanceParams {
   currency: string;
-  delta: NumberOrString;
+  delta: number;
   organizationId: string;
 }
 
 /** 'MoveBalance' return type */
 export interface IMoveBalanceResult {
-  balance_cents: string;
-  low_balance_cents: string | null;
+  balance_cents: number;
+  low_balance_cents: number | null;
 }
 
 /** 'MoveBalance' query type */
@@ -64,7 +62,7 @@ export interface IMoveBalanceQuery {
 
 /** 'InsertCredit' parameters type */
 export interface IInsertCreditParams {
-  cents: NumberOrString;
+  cents: number;
   currency: string;
   kind: string;
   note?: string | null | void;
@@ -76,8 +74,8 @@ export interface IInsertCreditParams {
 /** 'InsertCredit' return type */
 export interface IInsertCreditResult {
   currency: string;
-  delta_cents: string;
-  id: string;
+  delta_cents: number;
+  id: number;
   kind: string;
   occurred_at: Date;
   provider_reference: string | null;
@@ -91,8 +89,8 @@ export interface IInsertCreditQuery {
 
 /** 'InsertCharges' parameters type */
 export interface IInsertChargesParams {
-  cents: NumberOrStringArray;
-  connectionIds: NumberOrStringArray;
+  cents: numberArray;
+  connectionIds: numberArray;
   currency: string;
   kinds: stringArray;
   occurredAts: DateOrStringArray;

@@ -1,14 +1,14 @@
 import type { AppConfig } from '../../config/app-config';
 import type { DatabaseClient } from '../../database/database.client';
 import { HotRowWritesService } from '../../database/hot-row-writes.service';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 import type { CustomerEvent, CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
 import type { BalanceMove, ChargeLine, CreditAccountsRepository, CreditLine, LedgerRow } from './credit-accounts.repository';
 import { LedgerService } from './ledger.service';
 
 /** The ledger lines and balance moves the LedgerService decides, with its repository and events replaced. */
 describe('LedgerService', () => {
-  const tx = {} as Sql;
+  const tx = {} as Tx;
   const occurredAt = new Date('2026-01-01T10:05:00Z');
   const connection = { organizationId: 'org-1', roomId: 'room-1', connectionId: 7, occurredAt };
 
@@ -45,9 +45,9 @@ describe('LedgerService', () => {
         return { before, after: balance, lowBalanceCents };
       },
     } as unknown as CreditAccountsRepository;
-    const events = { emit: async (_tx: Sql, event: CustomerEvent) => void emitted.push(event) } as unknown as CustomerEventsPublisher;
+    const events = { emit: async (_tx: Tx, event: CustomerEvent) => void emitted.push(event) } as unknown as CustomerEventsPublisher;
     const database = {
-      transaction: <T>(work: (tx: Sql) => Promise<T>) => {
+      transaction: <T>(work: (tx: Tx) => Promise<T>) => {
         transactions += 1;
         return work(tx);
       },

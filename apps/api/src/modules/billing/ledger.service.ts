@@ -6,7 +6,7 @@ import { balanceKey, LEDGER_CHARGES_KEY } from '../../database/hot-row-keys';
 import { HotRowWritesService } from '../../database/hot-row-writes.service';
 import type { AppConfig } from '../../config/app-config';
 import { CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 import { CreditAccountsRepository, type ChargeLine, type CreditKind, type LedgerRow } from './credit-accounts.repository';
 
 export type { CreditKind, LedgerRow } from './credit-accounts.repository';
@@ -23,7 +23,7 @@ export class LedgerService {
   ) {}
 
   async charge(
-    tx: Sql,
+    tx: Tx,
     entry: { organizationId: string; roomId: string; connectionId: number; cents: number; occurredAt: Date },
   ): Promise<void> {
     await this.connectionLine(tx, { ...entry, kind: 'charge', cents: -entry.cents });
@@ -34,13 +34,13 @@ export class LedgerService {
    * line of the difference (`cents` what the charge moved by; negative gives back), never an edit.
    */
   async correctCharge(
-    tx: Sql,
+    tx: Tx,
     entry: { organizationId: string; roomId: string; connectionId: number; cents: number; occurredAt: Date },
   ): Promise<void> {
     await this.connectionLine(tx, { ...entry, kind: 'charge_correction', cents: -entry.cents });
   }
 
-  private async connectionLine(tx: Sql, line: ChargeLine): Promise<void> {
+  private async connectionLine(tx: Tx, line: ChargeLine): Promise<void> {
     if (line.cents === 0) return;
     await this.hot.append<ChargeLine>(tx, LEDGER_CHARGES_KEY, line, (rows) =>
       this.accounts.insertCharges(rows, this.config.credit.currency, tx),
@@ -50,7 +50,7 @@ export class LedgerService {
 
   /** A credit line; returns null when a purchase with this provider reference was already recorded. */
   async credit(
-    tx: Sql,
+    tx: Tx,
     entry: {
       organizationId: string;
       kind: CreditKind;
@@ -85,7 +85,7 @@ export class LedgerService {
    * The balance row is locked by this update, so the balance before and after it are exact even
    * under concurrent charges: a threshold crossing is decided (and its alert written) once.
    */
-  private async moveBalance(tx: Sql, organizationId: string, delta: number): Promise<void> {
+  private async moveBalance(tx: Tx, organizationId: string, delta: number): Promise<void> {
     await this.hot.add(tx, balanceKey(organizationId), [delta], async ([sum]) => {
       const { currency } = this.config.credit;
       const move = await this.accounts.moveBalance(organizationId, sum, currency, tx);

@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import type { AlertsDto, AlertsView } from './billing.dto';
 import { CreditAccountsRepository } from './credit-accounts.repository';
+import { DatabaseClient } from '../../database/database.client';
 
 /**
  * `GET`/`PUT /v1/billing/alerts`: the organization's low-balance threshold. The alerts themselves are
@@ -13,6 +14,7 @@ import { CreditAccountsRepository } from './credit-accounts.repository';
 export class LowBalanceAlertsService {
   constructor(
     private readonly accounts: CreditAccountsRepository,
+    private readonly database: DatabaseClient,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -23,7 +25,10 @@ export class LowBalanceAlertsService {
 
   /** Setting the threshold sends nothing: an alert is sent when the balance crosses it. */
   async set(actor: Actor, dto: AlertsDto): Promise<AlertsView> {
-    await this.accounts.setLowBalanceThreshold(actor.organizationId, this.config.credit.currency, dto.low_balance_cents);
+    const { currency } = this.config.credit;
+    await this.database.oneStatement((tx) =>
+      this.accounts.setLowBalanceThreshold(actor.organizationId, currency, dto.low_balance_cents, tx),
+    );
     return { low_balance_cents: dto.low_balance_cents };
   }
 }

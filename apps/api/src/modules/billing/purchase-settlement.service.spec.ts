@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 import type { CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
 import type { OrganizationsRepository } from '../organizations/organizations.repository';
 import type { LedgerService } from './ledger.service';
@@ -19,7 +19,7 @@ describe('PurchaseSettlementService', () => {
   let credit: jest.Mock;
   let idByReference: jest.Mock;
   let settlement: PurchaseSettlementService;
-  const tx = () => ({}) as unknown as Sql;
+  const tx = () => ({}) as unknown as Tx;
 
   beforeEach(() => {
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);

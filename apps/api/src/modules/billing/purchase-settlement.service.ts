@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { asJsonObject } from '../../common/json/json-shape';
 import { CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { LedgerService } from './ledger.service';
 
@@ -32,7 +32,7 @@ export class PurchaseSettlementService {
     private readonly organizations: OrganizationsRepository,
   ) {}
 
-  async apply(tx: Sql, payload: unknown): Promise<void> {
+  async apply(tx: Tx, payload: unknown): Promise<void> {
     const event = asJsonObject(payload);
     const eventId = String(event?.id);
     const type = event?.type;
@@ -80,7 +80,7 @@ export class PurchaseSettlementService {
     const data = {
       kind: line.kind,
       occurred_at: line.occurred_at,
-      delta_cents: Number(line.delta_cents),
+      delta_cents: line.delta_cents,
       currency: line.currency,
       provider_reference: line.provider_reference,
     };

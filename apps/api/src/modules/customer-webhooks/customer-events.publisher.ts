@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../../config/config.module';
 import { CUSTOMER_EVENTS_KEY } from '../../database/hot-row-keys';
 import { HotRowWritesService } from '../../database/hot-row-writes.service';
 import type { CustomerEventType } from './event-types';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { RoomsRepository } from '../rooms/rooms.repository';
@@ -29,7 +29,7 @@ export interface CorrectedRoom {
   id: string;
   organization_id: string;
   total_connection_minutes: number;
-  total_charged_cents: string | number;
+  total_charged_cents: number;
 }
 
 /** Delivery attempts: the first, then one per wait of the retry schedule. */
@@ -52,7 +52,7 @@ export class CustomerEventsPublisher {
     private readonly rooms: RoomsRepository,
   ) {}
 
-  async emit(tx: Sql, event: CustomerEvent): Promise<void> {
+  async emit(tx: Tx, event: CustomerEvent): Promise<void> {
     await this.hot.append(tx, CUSTOMER_EVENTS_KEY, event, (events) => this.write(tx, events));
   }
 
@@ -61,19 +61,19 @@ export class CustomerEventsPublisher {
    * changes: one per room and transaction, with the totals it had when locked (written once the
    * transaction's totals are, and left out if they came back to where they were).
    */
-  async emitUsageCorrected(tx: Sql, room: CorrectedRoom): Promise<void> {
+  async emitUsageCorrected(tx: Tx, room: CorrectedRoom): Promise<void> {
     await this.emit(tx, {
       organizationId: room.organization_id,
       type: 'room.usage_corrected',
       roomId: room.id,
       previousTotals: {
         total_connection_minutes: room.total_connection_minutes,
-        total_charged_cents: Number(room.total_charged_cents),
+        total_charged_cents: room.total_charged_cents,
       },
     });
   }
 
-  private async write(tx: Sql, all: CustomerEvent[]): Promise<void> {
+  private async write(tx: Tx, all: CustomerEvent[]): Promise<void> {
     const corrected = new Set<string>();
     const events = all.filter((e) => e.type !== 'room.usage_corrected' || (!corrected.has(e.roomId) && corrected.add(e.roomId)));
     const endpoints = await this.endpoints.subscribed([...new Set(events.map((e) => e.organizationId))], tx);

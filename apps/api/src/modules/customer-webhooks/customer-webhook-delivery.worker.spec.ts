@@ -8,6 +8,8 @@ import type { DurableQueueService } from '../../queue/durable-queue.service';
 import type { QueueRegistry } from '../../queue/queue.registry';
 import { CustomerWebhookDeliveryWorker, type DeliveryJob } from './customer-webhook-delivery.worker';
 import type { ClaimedDelivery, DeliveryOutcome, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import type { DatabaseClient } from '../../database/database.client';
+import type { Tx } from '../../database/sql';
 
 /**
  * An endpoint's job with its repository and queue replaced, posting to a local endpoint: what it
@@ -78,7 +80,8 @@ describe('CustomerWebhookDeliveryWorker', () => {
       queue: { runWorkers: true },
       webhooks: { retryScheduleMs: schedule, timeoutMs: 300, allowPrivateUrls: true, concurrency: 1, endpointConcurrency: 8 },
     } as unknown as AppConfig;
-    new CustomerWebhookDeliveryWorker(deliveries, queues, durable, metrics, config).onModuleInit();
+    const database = { oneStatement: <T>(work: (tx: Tx) => Promise<T>) => work({} as Tx) } as DatabaseClient;
+    new CustomerWebhookDeliveryWorker(deliveries, database, queues, durable, metrics, config).onModuleInit();
   });
   afterEach(async () => {
     server.closeAllConnections();

@@ -10,6 +10,7 @@ import { postWebhook, type AttemptResult } from './webhook-sender';
 import { signWebhook } from './webhook-signature';
 import { attemptOutcome, earliestRetries } from './delivery-retry-policy';
 import { WebhookDeliveriesRepository, type ClaimedDelivery } from './webhook-deliveries.repository';
+import { DatabaseClient } from '../../database/database.client';
 
 export interface DeliveryJob {
   endpointId: string;
@@ -52,6 +53,7 @@ export class CustomerWebhookDeliveryWorker implements OnModuleInit {
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly database: DatabaseClient,
     private readonly queues: QueueRegistry,
     private readonly durable: DurableQueueService,
     private readonly metrics: MetricsRegistry,
@@ -173,7 +175,7 @@ export class CustomerWebhookDeliveryWorker implements OnModuleInit {
   /** Leases the endpoint's due deliveries that head their lanes (one per room at most), oldest first. */
   private async claim(endpointId: string, count: number): Promise<ClaimedDelivery[]> {
     const leaseSeconds = (2 * this.config.webhooks.timeoutMs + 1_000) / 1000;
-    return this.deliveries.claim(endpointId, count, leaseSeconds);
+    return this.database.oneStatement((tx) => this.deliveries.claim(endpointId, count, leaseSeconds, tx));
   }
 
   private async post(delivery: ClaimedDelivery): Promise<AttemptResult> {
@@ -193,7 +195,7 @@ export class CustomerWebhookDeliveryWorker implements OnModuleInit {
   private async record(attempts: Attempt[]): Promise<void> {
     const schedule = this.config.webhooks.retryScheduleMs;
     const outcomes = attempts.map(({ endpointId, delivery, result }) => ({ endpointId, ...attemptOutcome(delivery, result, schedule) }));
-    await this.deliveries.record(outcomes);
+    await this.database.oneStatement((tx) => this.deliveries.record(outcomes, tx));
     for (const o of outcomes) this.metrics.customerDeliveries.inc({ outcome: o.status === 'pending' ? 'retried' : o.status });
     // Each endpoint's earliest retry comes back by itself, not only at the next sweep.
     for (const [endpointId, waitMs] of earliestRetries(outcomes)) {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { type Narrowed, prepared, sql, withNulls } from '../../database/typed-sql';
 import type { CustomerEventType } from './event-types';
 import type {
@@ -144,9 +144,9 @@ export class WebhookDeliveriesRepository {
    * Inserts the events and their pending deliveries, due now, each in the order given, with one
    * statement (the commit notifies the dispatcher).
    */
-  async insert(events: NewEvent[], deliveries: NewDelivery[], maxAttempts: number, sql: Sql = this.database): Promise<void> {
+  async insert(events: NewEvent[], deliveries: NewDelivery[], maxAttempts: number, tx: Tx): Promise<void> {
     if (events.length === 0) return;
-    await sql.count(INSERT, {
+    await tx.count(INSERT, {
       ids: events.map((e) => e.id),
       organizationIds: events.map((e) => e.organizationId),
       types: events.map((e) => e.type),
@@ -167,14 +167,14 @@ export class WebhookDeliveriesRepository {
    * Makes the delivery due now, pending with one more attempt (a pending one keeps its schedule's);
    * null when the organization has no such delivery at a live endpoint.
    */
-  async retry(deliveryId: string, endpointId: string, organizationId: string, sql: Sql = this.database): Promise<DeliveryRow | null> {
-    const [row] = await sql.rows<IRetryQuery, DeliveryRow>(RETRY, { deliveryId, endpointId, organizationId });
+  async retry(deliveryId: string, endpointId: string, organizationId: string, tx: Tx): Promise<DeliveryRow | null> {
+    const [row] = await tx.rows<IRetryQuery, DeliveryRow>(RETRY, { deliveryId, endpointId, organizationId });
     return row ?? null;
   }
 
   /** Marks the endpoint's pending deliveries failed (its endpoint was deleted); how many. */
-  async failPending(endpointId: string, organizationId: string, sql: Sql = this.database): Promise<number> {
-    return sql.count(FAIL_PENDING, { endpointId, organizationId });
+  async failPending(endpointId: string, organizationId: string, tx: Tx): Promise<number> {
+    return tx.count(FAIL_PENDING, { endpointId, organizationId });
   }
 
   /** The endpoints with deliveries due and not leased. */
@@ -187,8 +187,8 @@ export class WebhookDeliveriesRepository {
    * Leases up to `count` of the endpoint's due deliveries that head their lanes (one per room at
    * most), oldest first, for `leaseSeconds`; none for a deleted endpoint.
    */
-  async claim(endpointId: string, count: number, leaseSeconds: number, sql: Sql = this.database): Promise<ClaimedDelivery[]> {
-    const rows = await sql.rows(CLAIM_PREPARED, { endpointId, count, leaseSeconds });
+  async claim(endpointId: string, count: number, leaseSeconds: number, tx: Tx): Promise<ClaimedDelivery[]> {
+    const rows = await tx.rows(CLAIM_PREPARED, { endpointId, count, leaseSeconds });
     return rows.map((row) => ({
       id: row.id,
       attempts: row.attempts,
@@ -201,9 +201,9 @@ export class WebhookDeliveriesRepository {
   }
 
   /** Records outcomes of attempts (with one statement) and ends their leases. */
-  async record(outcomes: DeliveryOutcome[], sql: Sql = this.database): Promise<void> {
+  async record(outcomes: DeliveryOutcome[], tx: Tx): Promise<void> {
     if (outcomes.length === 0) return;
-    await sql.count(RECORD, {
+    await tx.count(RECORD, {
       ids: outcomes.map((o) => o.id),
       attempts: outcomes.map((o) => o.attempts),
       statuses: outcomes.map((o) => o.status),

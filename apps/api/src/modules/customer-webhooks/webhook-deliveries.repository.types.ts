@@ -1,6 +1,4 @@
 /** Types generated for queries found in "apps/api/src/modules/customer-webhooks/webhook-deliveries.repository.ts" */
-export type NumberOrString = number | string;
-
 export type numberArray = (number)[];
 
 export type stringArray = (string)[];
@@ -8,8 +6,8 @@ export type stringArray = (string)[];
 /** 'Log' parameters type */
 export interface ILogParams {
   endpointId: string;
-  limit: NumberOrString;
-  offset: NumberOrString;
+  limit: number;
+  offset: number;
   organizationId: string;
 }
 
@@ -112,7 +110,7 @@ export interface IDueEndpointsQuery {
 
 /** 'Claim' parameters type */
 export interface IClaimParams {
-  count: NumberOrString;
+  count: number;
   endpointId: string;
   leaseSeconds: number;
 }

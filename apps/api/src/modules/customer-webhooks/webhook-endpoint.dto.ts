@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
-import { expectedList, StringRule, UuidRule } from '../../common/validation/rules';
+import { enumListIssues, StringRule, UuidRule } from '../../common/validation/rules';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { CUSTOMER_EVENT_TYPES } from './event-types';
 
@@ -30,26 +30,7 @@ export class CreateWebhookEndpointDto {
   description?: string;
 
   static moreIssues(instance: CreateWebhookEndpointDto) {
-    const events = instance.events;
-    if (events === undefined || events === null) return [];
-    if (!Array.isArray(events)) return [{ loc: ['events'], msg: 'Input should be a valid list', type: 'list_type', input: events }];
-    if (events.length === 0) {
-      return [
-        {
-          loc: ['events'],
-          msg: 'List should have at least 1 item after validation, not 0',
-          type: 'too_short',
-          input: events,
-          ctx: { field_type: 'List', min_length: 1, actual_length: 0 },
-        },
-      ];
-    }
-    const expected = expectedList(CUSTOMER_EVENT_TYPES);
-    return events.flatMap((value: unknown, i) =>
-      typeof value === 'string' && (CUSTOMER_EVENT_TYPES as readonly string[]).includes(value)
-        ? []
-        : [{ loc: ['events', i], msg: `Input should be ${expected}`, type: 'enum', input: value, ctx: { expected } }],
-    );
+    return enumListIssues('events', instance.events, CUSTOMER_EVENT_TYPES);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { type Narrowed, sql } from '../../database/typed-sql';
 import { CUSTOMER_EVENT_TYPES, type CustomerEventType } from './event-types';
 import type {
@@ -65,8 +65,8 @@ const SUBSCRIBED = sql<ISubscribedQuery>`SELECT id, organization_id, events FROM
 export class WebhookEndpointsRepository {
   constructor(private readonly database: DatabaseClient) {}
 
-  async create(endpoint: NewWebhookEndpoint, sql: Sql = this.database): Promise<WebhookEndpointRow> {
-    const [row] = await sql.rows<ICreateQuery, WebhookEndpointRow>(CREATE, { ...endpoint, everyType: EVERY_TYPE });
+  async create(endpoint: NewWebhookEndpoint, tx: Tx): Promise<WebhookEndpointRow> {
+    const [row] = await tx.rows<ICreateQuery, WebhookEndpointRow>(CREATE, { ...endpoint, everyType: EVERY_TYPE });
     return row;
   }
 
@@ -76,8 +76,8 @@ export class WebhookEndpointsRepository {
   }
 
   /** Marks the endpoint deleted; false when the organization has no such live endpoint. */
-  async delete(endpointId: string, organizationId: string, sql: Sql = this.database): Promise<boolean> {
-    return (await sql.count(DELETE, { endpointId, organizationId })) > 0;
+  async delete(endpointId: string, organizationId: string, tx: Tx): Promise<boolean> {
+    return (await tx.count(DELETE, { endpointId, organizationId })) > 0;
   }
 
   /** Whether the organization has this live endpoint. */

@@ -1,6 +1,4 @@
 /** Types generated for queries found in "apps/api/src/modules/customer-webhooks/webhook-endpoints.repository.ts" */
-export type NumberOrString = number | string;
-
 export type stringArray = (string)[];
 
 /** 'Create' parameters type */
@@ -32,8 +30,8 @@ export interface ICreateQuery {
 /** 'Page' parameters type */
 export interface IPageParams {
   everyType: stringArray;
-  limit: NumberOrString;
-  offset: NumberOrString;
+  limit: number;
+  offset: number;
   organizationId: string;
 }
 

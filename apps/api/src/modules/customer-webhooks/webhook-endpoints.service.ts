@@ -33,13 +33,18 @@ export class WebhookEndpointsService {
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     // Every type (stored as null) when absent, so types added later reach it too; duplicates once.
     const events = Array.isArray(dto.events) ? CUSTOMER_EVENT_TYPES.filter((type) => (dto.events as string[]).includes(type)) : null;
-    const endpoint = await this.endpoints.create({
-      organizationId: actor.organizationId,
-      url: dto.url,
-      events,
-      description: dto.description ?? null,
-      secret,
-    });
+    const endpoint = await this.database.oneStatement((tx) =>
+      this.endpoints.create(
+        {
+          organizationId: actor.organizationId,
+          url: dto.url,
+          events,
+          description: dto.description ?? null,
+          secret,
+        },
+        tx,
+      ),
+    );
     return { ...endpoint, secret };
   }
 
@@ -62,7 +67,7 @@ export class WebhookEndpointsService {
 
   /** Sends the delivery again now: pending with one more attempt (a pending one keeps its schedule's). */
   async retry(actor: Actor, endpointId: string, deliveryId: string): Promise<DeliveryView> {
-    const delivery = await this.deliveryLog.retry(deliveryId, endpointId, actor.organizationId);
+    const delivery = await this.database.oneStatement((tx) => this.deliveryLog.retry(deliveryId, endpointId, actor.organizationId, tx));
     if (!delivery) {
       await this.assertEndpoint(actor, endpointId);
       throw ApiError.notFound('Delivery not found.');

@@ -3,7 +3,7 @@
 import type { GlossaryEntry } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { sql } from '../../database/typed-sql';
 import type {
   IBumpRevisionQuery,
@@ -205,14 +205,14 @@ export class GlossariesRepository {
   constructor(private readonly database: DatabaseClient) {}
 
   /** Holds the organization's glossary changes back until this transaction ends (run first in each change). */
-  async lockOrganization(organizationId: string, tx: Sql): Promise<void> {
+  async lockOrganization(organizationId: string, tx: Tx): Promise<void> {
     await tx.rows(LOCK_ORGANIZATION, { organizationId });
   }
 
   /** The organization's revision, one more; returns it. */
-  async bumpRevision(organizationId: string, tx: Sql): Promise<number> {
+  async bumpRevision(organizationId: string, tx: Tx): Promise<number> {
     const [row] = await tx.rows(BUMP_REVISION, { organizationId });
-    return Number(row.revision);
+    return row.revision;
   }
 
   async count(organizationId: string, sql: Sql = this.database): Promise<number> {
@@ -220,8 +220,8 @@ export class GlossariesRepository {
     return row.count;
   }
 
-  async create(organizationId: string, name: string, isDefault: boolean, sql: Sql = this.database): Promise<GlossaryRow> {
-    const [row] = await sql.rows(CREATE, { organizationId, name, isDefault });
+  async create(organizationId: string, name: string, isDefault: boolean, tx: Tx): Promise<GlossaryRow> {
+    const [row] = await tx.rows(CREATE, { organizationId, name, isDefault });
     return row;
   }
 
@@ -236,7 +236,7 @@ export class GlossariesRepository {
   }
 
   /** Locks the glossary for this transaction; undefined when the organization has no such glossary. */
-  async lock(glossaryId: string, organizationId: string, tx: Sql): Promise<{ isDefault: boolean; entryCount: number } | undefined> {
+  async lock(glossaryId: string, organizationId: string, tx: Tx): Promise<{ isDefault: boolean; entryCount: number } | undefined> {
     const [row] = await tx.rows(LOCK, { glossaryId, organizationId });
     return row && { isDefault: row.is_default, entryCount: row.entry_count };
   }
@@ -245,21 +245,21 @@ export class GlossariesRepository {
     glossaryId: string,
     organizationId: string,
     changes: { name: string | null; isDefault: boolean | null },
-    sql: Sql = this.database,
+    tx: Tx,
   ): Promise<GlossaryRow | undefined> {
-    const [row] = await sql.rows(UPDATE, { glossaryId, organizationId, ...changes });
+    const [row] = await tx.rows(UPDATE, { glossaryId, organizationId, ...changes });
     return row;
   }
 
   /** Deletes the glossary and its entries; undefined when there is no such glossary, else whether it was a default. */
-  async delete(glossaryId: string, organizationId: string, sql: Sql = this.database): Promise<{ wasDefault: boolean } | undefined> {
-    const [row] = await sql.rows(DELETE, { glossaryId, organizationId });
+  async delete(glossaryId: string, organizationId: string, tx: Tx): Promise<{ wasDefault: boolean } | undefined> {
+    const [row] = await tx.rows(DELETE, { glossaryId, organizationId });
     return row && { wasDefault: row.is_default };
   }
 
   /** Takes the glossary out of every room's own list; returns how many rooms had it. */
-  async leaveRooms(glossaryId: string, organizationId: string, sql: Sql = this.database): Promise<number> {
-    return sql.count(LEAVE_ROOMS, { glossaryId, organizationId });
+  async leaveRooms(glossaryId: string, organizationId: string, tx: Tx): Promise<number> {
+    return tx.count(LEAVE_ROOMS, { glossaryId, organizationId });
   }
 
   /** The glossary's entries, oldest first; `limit` rows from `offset`. */
@@ -289,9 +289,9 @@ export class GlossariesRepository {
     return rows.map(toEntry);
   }
 
-  async insertEntry(glossaryId: string, organizationId: string, added: NewGlossaryEntry, sql: Sql = this.database) {
+  async insertEntry(glossaryId: string, organizationId: string, added: NewGlossaryEntry, tx: Tx) {
     const { entry, termKeys } = added;
-    const [row] = await sql.rows<IInsertEntryQuery, GlossaryEntryRow>(INSERT_ENTRY, {
+    const [row] = await tx.rows<IInsertEntryQuery, GlossaryEntryRow>(INSERT_ENTRY, {
       glossaryId,
       organizationId,
       terms: JSON.stringify(entry.terms),
@@ -304,7 +304,7 @@ export class GlossariesRepository {
   }
 
   /** Adds the entries in one statement, in this order. */
-  async insertEntries(glossaryId: string, organizationId: string, added: readonly NewGlossaryEntry[], sql: Sql = this.database) {
+  async insertEntries(glossaryId: string, organizationId: string, added: readonly NewGlossaryEntry[], tx: Tx) {
     if (added.length === 0) return;
     const entries = JSON.stringify(
       added.map(({ entry, termKeys }) => ({
@@ -315,26 +315,26 @@ export class GlossariesRepository {
         sounds_like: entry.soundsLike,
       })),
     );
-    await sql.count(INSERT_ENTRIES, { glossaryId, organizationId, entries });
+    await tx.count(INSERT_ENTRIES, { glossaryId, organizationId, entries });
   }
 
-  async removeEntries(glossaryId: string, organizationId: string, sql: Sql = this.database): Promise<void> {
-    await sql.count(REMOVE_ENTRIES, { glossaryId, organizationId });
+  async removeEntries(glossaryId: string, organizationId: string, tx: Tx): Promise<void> {
+    await tx.count(REMOVE_ENTRIES, { glossaryId, organizationId });
   }
 
   /** False when the glossary has no such entry. */
-  async deleteEntry(glossaryId: string, entryId: string, organizationId: string, sql: Sql = this.database): Promise<boolean> {
-    return (await sql.count(DELETE_ENTRY, { glossaryId, entryId, organizationId })) > 0;
+  async deleteEntry(glossaryId: string, entryId: string, organizationId: string, tx: Tx): Promise<boolean> {
+    return (await tx.count(DELETE_ENTRY, { glossaryId, entryId, organizationId })) > 0;
   }
 
   /** Sets the glossary's count and languages (sorted codes) as the caller computed them. */
-  async setCounts(glossaryId: string, organizationId: string, entryCount: number, languages: string[], sql: Sql = this.database) {
-    await sql.count(SET_COUNTS, { glossaryId, organizationId, entryCount, languages });
+  async setCounts(glossaryId: string, organizationId: string, entryCount: number, languages: string[], tx: Tx) {
+    await tx.count(SET_COUNTS, { glossaryId, organizationId, entryCount, languages });
   }
 
   /** Counts the glossary's entries and languages again. */
-  async recount(glossaryId: string, organizationId: string, sql: Sql = this.database): Promise<void> {
-    await sql.count(RECOUNT, { glossaryId, organizationId });
+  async recount(glossaryId: string, organizationId: string, tx: Tx): Promise<void> {
+    await tx.count(RECOUNT, { glossaryId, organizationId });
   }
 
   /** Which of these ids are the organization's glossaries. */
@@ -350,8 +350,8 @@ export class GlossariesRepository {
   }
 
   /** Sets the room's own list; false when the organization has no such room. */
-  async setRoomList(roomId: string, organizationId: string, glossaryIds: string[], sql: Sql = this.database): Promise<boolean> {
-    return (await sql.count(SET_ROOM_LIST, { roomId, organizationId, glossaryIds })) > 0;
+  async setRoomList(roomId: string, organizationId: string, glossaryIds: string[], tx: Tx): Promise<boolean> {
+    return (await tx.count(SET_ROOM_LIST, { roomId, organizationId, glossaryIds })) > 0;
   }
 
   /**
@@ -370,7 +370,7 @@ export class GlossariesRepository {
     const entries = new Map(
       Object.entries(row.glossaries as unknown as Record<string, StoredEntry[]>).map(([id, stored]) => [id, stored.map(toEntry)] as const),
     );
-    const revision = Number(row.revision);
+    const revision = row.revision;
     return new Map(
       Object.entries(rooms).map(([roomId, ids]) => [
         roomId,

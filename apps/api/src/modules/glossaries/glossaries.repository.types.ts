@@ -3,8 +3,6 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 
 export type JsonArray = (Json)[];
 
-export type NumberOrString = number | string;
-
 export type stringArray = (string)[];
 
 /** 'LockOrganization' parameters type */
@@ -14,7 +12,7 @@ export interface ILockOrganizationParams {
 
 /** 'LockOrganization' return type */
 export interface ILockOrganizationResult {
-  revision: string;
+  revision: number;
 }
 
 /** 'LockOrganization' query type */
@@ -30,7 +28,7 @@ export interface IBumpRevisionParams {
 
 /** 'BumpRevision' return type */
 export interface IBumpRevisionResult {
-  revision: string;
+  revision: number;
 }
 
 /** 'BumpRevision' query type */
@@ -81,8 +79,8 @@ export interface ICreateQuery {
 
 /** 'Page' parameters type */
 export interface IPageParams {
-  limit: NumberOrString;
-  offset: NumberOrString;
+  limit: number;
+  offset: number;
   organizationId: string;
 }
 
@@ -205,8 +203,8 @@ export interface ILeaveRoomsQuery {
 /** 'EntryPage' parameters type */
 export interface IEntryPageParams {
   glossaryId: string;
-  limit: NumberOrString;
-  offset: NumberOrString;
+  limit: number;
+  offset: number;
   organizationId: string;
 }
 
@@ -433,7 +431,7 @@ export interface IInUseParams {
 /** 'InUse' return type */
 export interface IInUseResult {
   glossaries: Json;
-  revision: string;
+  revision: number;
   rooms: Json;
 }
 

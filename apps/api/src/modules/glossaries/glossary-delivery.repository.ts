@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { sql } from '../../database/typed-sql';
 import type {
   IHoldChangesBackQuery,
@@ -24,12 +24,12 @@ export type TranslatorRoom = ITranslatorRoomsResult;
 @Injectable()
 export class GlossaryDeliveryRepository {
   /** Taken before reading a room's glossaries for its dispatch, in the dispatch's transaction. */
-  async holdChangesBack(organizationId: string, tx: Sql): Promise<void> {
+  async holdChangesBack(organizationId: string, tx: Tx): Promise<void> {
     await tx.rows(HOLD_CHANGES_BACK, { organizationId });
   }
 
   /** Taken by a change before it looks for the translators to tell, in the change's transaction. */
-  async holdDeliveriesBack(organizationId: string, tx: Sql): Promise<void> {
+  async holdDeliveriesBack(organizationId: string, tx: Tx): Promise<void> {
     await tx.rows(HOLD_DELIVERIES_BACK, { organizationId });
   }
 

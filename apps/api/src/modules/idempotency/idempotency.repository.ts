@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { sql } from '../../database/typed-sql';
 import type {
   IClaimQuery,
@@ -53,8 +53,8 @@ export class IdempotencyRepository {
    * Inserts the key's row for a first request, or takes over an expired or abandoned one as if new;
    * false when a live row holds the key.
    */
-  async claim(organizationId: string, key: string, fingerprint: string, lifetime: KeyLifetime, sql: Sql = this.database): Promise<boolean> {
-    const rows = await sql.rows(CLAIM, { organizationId, key, fingerprint, ...lifetime });
+  async claim(organizationId: string, key: string, fingerprint: string, lifetime: KeyLifetime, tx: Tx): Promise<boolean> {
+    const rows = await tx.rows(CLAIM, { organizationId, key, fingerprint, ...lifetime });
     return rows.length > 0;
   }
 
@@ -64,16 +64,16 @@ export class IdempotencyRepository {
   }
 
   /** Stores the first request's answer with its key. */
-  async complete(organizationId: string, key: string, answer: RecordedAnswer, sql: Sql = this.database): Promise<void> {
-    await sql.rows(COMPLETE, { organizationId, key, ...answer });
+  async complete(organizationId: string, key: string, answer: RecordedAnswer, tx: Tx): Promise<void> {
+    await tx.rows(COMPLETE, { organizationId, key, ...answer });
   }
 
-  async forget(organizationId: string, key: string, sql: Sql = this.database): Promise<void> {
-    await sql.rows(FORGET, { organizationId, key });
+  async forget(organizationId: string, key: string, tx: Tx): Promise<void> {
+    await tx.rows(FORGET, { organizationId, key });
   }
 
   /** Deletes the keys of every organization older than `lifetimeHours`; returns how many. */
-  async deleteExpired(lifetimeHours: number, sql: Sql = this.database): Promise<number> {
-    return sql.count(DELETE_EXPIRED, { lifetimeHours });
+  async deleteExpired(lifetimeHours: number, tx: Tx): Promise<number> {
+    return tx.count(DELETE_EXPIRED, { lifetimeHours });
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { PeriodicJobsScheduler } from '../../queue/periodic-jobs.scheduler';
 import { IdempotencyRepository, type KeyLifetime, type RecordedAnswer } from './idempotency.repository';
+import { DatabaseClient } from '../../database/database.client';
 
 export const KEY_LIFETIME_HOURS = 24;
 /** A first request that has not answered after this long died with its process: the key is free again. */
@@ -26,6 +27,7 @@ export type StoredAnswer = RecordedAnswer;
 export class IdempotencyStore {
   constructor(
     private readonly keys: IdempotencyRepository,
+    private readonly database: DatabaseClient,
     // Absent in the CLI, which loads the store without the queues and leaves the cleanup to the application.
     @Optional() periodic?: PeriodicJobsScheduler,
   ) {
@@ -34,7 +36,7 @@ export class IdempotencyStore {
 
   async claim(organizationId: string, key: string, fingerprint: string): Promise<Claim> {
     // An expired key, or one whose first request was abandoned, is taken over as if new.
-    if (await this.keys.claim(organizationId, key, fingerprint, LIFETIME)) return { kind: 'run' };
+    if (await this.database.oneStatement((tx) => this.keys.claim(organizationId, key, fingerprint, LIFETIME, tx))) return { kind: 'run' };
     const row = await this.keys.find(organizationId, key);
     // Gone in between (its first request answered with a server error): this one runs afresh.
     if (!row) return this.claim(organizationId, key, fingerprint);
@@ -44,15 +46,15 @@ export class IdempotencyStore {
   }
 
   async remember(organizationId: string, key: string, answer: StoredAnswer): Promise<void> {
-    await this.keys.complete(organizationId, key, answer);
+    await this.database.oneStatement((tx) => this.keys.complete(organizationId, key, answer, tx));
   }
 
   async forget(organizationId: string, key: string): Promise<void> {
-    await this.keys.forget(organizationId, key);
+    await this.database.oneStatement((tx) => this.keys.forget(organizationId, key, tx));
   }
 
   /** Deletes expired keys; returns how many. */
   async cleanup(): Promise<number> {
-    return this.keys.deleteExpired(KEY_LIFETIME_HOURS);
+    return this.database.oneStatement((tx) => this.keys.deleteExpired(KEY_LIFETIME_HOURS, tx));
   }
 }

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { BatchedLoader } from '../../common/batching/batched-loader';
 import { batchedRows } from '../../common/batching/batched-rows';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { type Narrowed, prepared, sql } from '../../database/typed-sql';
 import type {
   IFindForUpdateQuery,
@@ -98,18 +98,18 @@ export class InvitesRepository {
   }
 
   /** Stores a link of the organization's room; its stored expiry (null: no such room of the organization). */
-  async insert(invite: NewInvite, sql: Sql = this.database): Promise<Date | null> {
-    const [row] = await sql.rows(INSERT, invite);
+  async insert(invite: NewInvite, tx: Tx): Promise<Date | null> {
+    const [row] = await tx.rows(INSERT, invite);
     return row?.expires_at ?? null;
   }
 
   /** Removes every link of the organization's room; how many there were (another organization's room has none). */
-  async revokeAll(organizationId: string, roomId: string, sql: Sql = this.database): Promise<number> {
-    return sql.count(REVOKE_ALL, { roomId, organizationId });
+  async revokeAll(organizationId: string, roomId: string, tx: Tx): Promise<number> {
+    return tx.count(REVOKE_ALL, { roomId, organizationId });
   }
 
   /** Spends one use of the link (its row locked by `find(…, true)` in the same transaction). */
-  async spendUse(invite: Pick<InviteRow, 'id' | 'organization_id'>, sql: Sql = this.database): Promise<void> {
-    await sql.rows(SPEND_USE, { inviteId: invite.id, organizationId: invite.organization_id });
+  async spendUse(invite: Pick<InviteRow, 'id' | 'organization_id'>, tx: Tx): Promise<void> {
+    await tx.rows(SPEND_USE, { inviteId: invite.id, organizationId: invite.organization_id });
   }
 }

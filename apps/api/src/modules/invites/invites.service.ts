@@ -25,20 +25,25 @@ export class InvitesService {
     if (!status) throw ApiError.notFound('Room not found.');
     assertCanMintInvite(status);
     const { code, hash } = this.codes.mint();
-    const expiresAt = await this.invites.insert({
-      organizationId: actor.organizationId,
-      roomId,
-      codeHash: hash,
-      expiresAt: inviteExpiresAt(new Date(), dto.expires_in_seconds),
-      maxUses: dto.max_uses,
-    });
+    const expiresAt = await this.database.oneStatement((tx) =>
+      this.invites.insert(
+        {
+          organizationId: actor.organizationId,
+          roomId,
+          codeHash: hash,
+          expiresAt: inviteExpiresAt(new Date(), dto.expires_in_seconds),
+          maxUses: dto.max_uses,
+        },
+        tx,
+      ),
+    );
     if (!expiresAt) throw ApiError.notFound('Room not found.');
     return { invite_code: code, expires_at: expiresAt, max_uses: dto.max_uses };
   }
 
   /** Removes every link of the room; another organization's room matches no row, silently. */
   async revokeAll(actor: Actor, roomId: string): Promise<void> {
-    await this.invites.revokeAll(actor.organizationId, roomId);
+    await this.database.oneStatement((tx) => this.invites.revokeAll(actor.organizationId, roomId, tx));
   }
 
   /** The link (by the stored hash of its verified code), its room, and the languages the room holds right now. */

@@ -1,6 +1,6 @@
 import type { AppConfig } from '../../config/app-config';
 import { HotRowWritesService } from '../../database/hot-row-writes.service';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 import type { LedgerService } from '../billing/ledger.service';
 import type { CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
 import type { RoomsRepository } from '../rooms/rooms.repository';
@@ -10,7 +10,7 @@ import type { UsageRollupService } from './usage-rollup.service';
 
 /** The meter's decisions with its repositories replaced: what it asks them to write, and the ledger lines it decides. */
 describe('ConnectionMeterService', () => {
-  const tx = {} as Sql;
+  const tx = {} as Tx;
   const room: MeteredRoom = {
     id: 'room-1',
     name: 'standup',
@@ -18,7 +18,7 @@ describe('ConnectionMeterService', () => {
     started_at: new Date('2026-01-01T10:00:00Z'),
     settled: false,
     total_connection_minutes: 0,
-    total_charged_cents: '0',
+    total_charged_cents: 0,
   };
   const joinedAt = new Date('2026-01-01T10:00:00Z');
   const connection: OpenConnection = { id: 7, organizationId: 'org-1', roomId: 'room-1', joinedAt, centsPerMinute: 3 };
@@ -55,11 +55,11 @@ describe('ConnectionMeterService', () => {
         void totals.push(...deltas.map(({ minutes, cents }) => ({ minutes, cents }))),
     } as unknown as RoomsRepository;
     const rollup = {
-      addToRoom: async (_tx: Sql, _room: unknown, delta: { minutes: number }) => void usage.push(delta.minutes),
+      addToRoom: async (_tx: Tx, _room: unknown, delta: { minutes: number }) => void usage.push(delta.minutes),
     } as unknown as UsageRollupService;
     const ledger = {
-      charge: async (_tx: Sql, entry: { cents: number }) => void charges.push({ cents: entry.cents }),
-      correctCharge: async (_tx: Sql, entry: { cents: number; occurredAt: Date }) =>
+      charge: async (_tx: Tx, entry: { cents: number }) => void charges.push({ cents: entry.cents }),
+      correctCharge: async (_tx: Tx, entry: { cents: number; occurredAt: Date }) =>
         void corrections.push({ cents: entry.cents, occurredAt: entry.occurredAt }),
     } as unknown as LedgerService;
     const config = { maxConnectionMinutes: 60 } as AppConfig;

@@ -9,7 +9,7 @@ import { UsageRollupService } from './usage-rollup.service';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 import { ConnectionsRepository, type CorrectedConnection, type OpenConnection } from './connections.repository';
 
 export type { OpenConnection } from './connections.repository';
@@ -32,7 +32,7 @@ export class ConnectionMeterService {
   ) {}
 
   /** Closes one open connection; a connection already closed is left as it is (idempotent). */
-  async close(tx: Sql, room: MeteredRoom, connectionId: number, leftAt: Date): Promise<void> {
+  async close(tx: Tx, room: MeteredRoom, connectionId: number, leftAt: Date): Promise<void> {
     const connection = await this.connections.findOpen(room.organization_id, connectionId, tx);
     if (connection) await this.closeOpenMany(tx, [{ room, connection, leftAt }]);
   }
@@ -42,7 +42,7 @@ export class ConnectionMeterService {
    * began), with its started minutes (capped) and its charge at the rate of its join. One already closed by
    * someone else is left as it is.
    */
-  async closeOpenMany(tx: Sql, closes: { room: MeteredRoom; connection: OpenConnection; leftAt: Date }[]): Promise<void> {
+  async closeOpenMany(tx: Tx, closes: { room: MeteredRoom; connection: OpenConnection; leftAt: Date }[]): Promise<void> {
     if (closes.length === 0) return;
     const ends = closes.map(({ connection, leftAt }) => this.endOf(connection, leftAt));
     const closed = await this.connections.close(ends, tx);
@@ -65,7 +65,7 @@ export class ConnectionMeterService {
   }
 
   /** Ends the room's connections at `at`: the open ones close there, those that ended later move there. */
-  async endAllInRoom(tx: Sql, room: MeteredRoom, at: Date): Promise<void> {
+  async endAllInRoom(tx: Tx, room: MeteredRoom, at: Date): Promise<void> {
     const open = await this.connections.openInRoom(room.organization_id, room.id, tx);
     await this.closeOpenMany(
       tx,
@@ -83,7 +83,7 @@ export class ConnectionMeterService {
    * before the join) moves the end there, with its minutes and charge; the difference is a new
    * ledger row, and the room's totals and usage move by it. Later ends change nothing.
    */
-  async moveEndsEarlier(tx: Sql, moves: { room: MeteredRoom; connection: OpenConnection; leftAt: Date }[]): Promise<void> {
+  async moveEndsEarlier(tx: Tx, moves: { room: MeteredRoom; connection: OpenConnection; leftAt: Date }[]): Promise<void> {
     if (moves.length === 0) return;
     const corrected = await this.connections.moveEndsEarlier(
       moves.map(({ connection, leftAt }) => this.endOf(connection, leftAt)),
@@ -104,7 +104,7 @@ export class ConnectionMeterService {
     return { organizationId: connection.organizationId, id: connection.id, leftAt: end, minutes, cents };
   }
 
-  private async accountCorrection(tx: Sql, room: MeteredRoom, connection: CorrectedConnection): Promise<void> {
+  private async accountCorrection(tx: Tx, room: MeteredRoom, connection: CorrectedConnection): Promise<void> {
     const minutes = connection.minutes - connection.previousMinutes;
     const cents = connection.cents - connection.previousCents;
     if (minutes === 0 && cents === 0) return;
@@ -116,7 +116,7 @@ export class ConnectionMeterService {
    * and every later move of its end (a correction of that charge).
    */
   private async account(
-    tx: Sql,
+    tx: Tx,
     room: MeteredRoom,
     connection: { id: number; organizationId: string; roomId: string },
     change: { minutes: number; cents: number; at: Date },
@@ -137,7 +137,7 @@ export class ConnectionMeterService {
    * The room's totals and its usage slot move by what its connections' charges moved by. Once the
    * room's `room.ended` was sent, its customers hear of the change (once per transaction).
    */
-  private async addToRoom(tx: Sql, room: MeteredRoom, minutes: number, cents: number): Promise<void> {
+  private async addToRoom(tx: Tx, room: MeteredRoom, minutes: number, cents: number): Promise<void> {
     if (room.settled) await this.events.emitUsageCorrected(tx, room);
     // Rows of the group are the room's id then its organization's, so they sort (and lock) by room id.
     await this.hot.addToGroup(tx, ROOM_TOTALS_KEY, `${room.id} ${room.organization_id}`, [minutes, cents], (rooms) =>

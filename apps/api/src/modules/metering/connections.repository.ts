@@ -1,7 +1,9 @@
+// Longer than ~300 lines on purpose: the connections aggregate's statements (open, close, move ends, the
+// reconciliation's reads and marks), each written out whole: a typed statement takes no shared SQL fragment.
 import type { ParticipantKind } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { type Narrowed, prepared, sql, withNulls } from '../../database/typed-sql';
 import type {
   IByParticipantQuery,
@@ -129,14 +131,20 @@ const CLOSE = sql<ICloseQuery>`UPDATE connections c SET left_at = v.left_at, con
 const CLOSED_AFTER = sql<IClosedAfterQuery>`SELECT id, organization_id, room_id, joined_at, cents_per_minute, left_at, participant_sid FROM connections
   WHERE room_id = $roomId! AND organization_id = $organizationId! AND left_at > $at!`;
 
-// `before` is the row as this statement's snapshot saw it: the figures the correction replaces.
-const MOVE_ENDS_EARLIER = sql<IMoveEndsEarlierQuery>`UPDATE connections c SET left_at = v.left_at, connection_minutes = v.minutes, charged_cents = v.cents
-  FROM unnest($ids!::bigint[], $organizationIds!::uuid[], $leftAts!::timestamptz[], $minutes!::int[], $cents!::bigint[])
-    AS v(id, organization_id, left_at, minutes, cents),
-       connections before
-  WHERE c.id = v.id AND c.organization_id = v.organization_id AND before.id = c.id AND c.left_at > v.left_at
-  RETURNING c.id, c.organization_id, c.room_id, c.left_at AS "left_at!", before.connection_minutes AS previous_minutes,
-            before.charged_cents AS previous_cents, c.connection_minutes AS minutes, c.charged_cents AS cents`;
+// The figures replaced are read from the row as `locked` holds it (FOR UPDATE waits for a concurrent
+// move and then reads its result), so the correction is right whatever lock its caller holds.
+const MOVE_ENDS_EARLIER = sql<IMoveEndsEarlierQuery>`WITH locked AS (
+    SELECT c.id, c.connection_minutes, c.charged_cents, v.left_at, v.minutes, v.cents
+      FROM unnest($ids!::bigint[], $organizationIds!::uuid[], $leftAts!::timestamptz[], $minutes!::int[], $cents!::bigint[])
+        AS v(id, organization_id, left_at, minutes, cents)
+      JOIN connections c ON c.id = v.id AND c.organization_id = v.organization_id
+     ORDER BY c.id
+       FOR UPDATE OF c)
+  UPDATE connections c SET left_at = l.left_at, connection_minutes = l.minutes, charged_cents = l.cents
+    FROM locked l
+   WHERE c.id = l.id AND c.left_at > l.left_at
+  RETURNING c.id, c.organization_id, c.room_id, c.left_at AS "left_at!", l.connection_minutes AS "previous_minutes!",
+            l.charged_cents AS "previous_cents!", c.connection_minutes AS "minutes!", c.charged_cents AS "cents!"`;
 
 /**
  * Room by room through the open connections' index (`OFFSET 0` keeps the lookup from being
@@ -179,7 +187,7 @@ type OpenedRow = Narrowed<IOpenResult, { kind: ParticipantKind | null }>;
 type ClosedRow = Narrowed<ICloseResult, { kind: ParticipantKind | null }>;
 
 const toOpen = (row: IOpenByIdResult): OpenConnection => ({
-  id: Number(row.id),
+  id: row.id,
   organizationId: row.organization_id,
   roomId: row.room_id,
   joinedAt: row.joined_at,
@@ -196,9 +204,9 @@ export class ConnectionsRepository {
   constructor(private readonly database: DatabaseClient) {}
 
   /** Opens the connections not opened before (a repeated join opens nothing); returns those it opened. */
-  async open(connections: NewConnection[], sql: Sql = this.database): Promise<OpenedConnection[]> {
+  async open(connections: NewConnection[], tx: Tx): Promise<OpenedConnection[]> {
     if (connections.length === 0) return [];
-    const rows = await sql.rows<IOpenQuery, OpenedRow>(OPEN, {
+    const rows = await tx.rows<IOpenQuery, OpenedRow>(OPEN, {
       roomIds: connections.map((c) => c.roomId),
       organizationIds: connections.map((c) => c.organizationId),
       participantSids: connections.map((c) => c.participantSid),
@@ -209,7 +217,7 @@ export class ConnectionsRepository {
       centsPerMinute: connections.map((c) => c.centsPerMinute),
     });
     return rows.map((row) => ({
-      id: Number(row.id),
+      id: row.id,
       roomId: row.room_id,
       participantSid: row.participant_sid,
       kind: row.kind,
@@ -245,13 +253,14 @@ export class ConnectionsRepository {
 
   /**
    * Ends the connections with one statement, each with its minutes and charge; one already closed
-   * (by an earlier close, or a concurrent one) is left as it is and not returned.
+   * (by an earlier close, or a concurrent one: the UPDATE re-checks the row it locks) is left as it
+   * is and not returned. Needs no lock of its caller.
    */
-  async close(ends: ConnectionEnd[], sql: Sql = this.database): Promise<ClosedConnection[]> {
+  async close(ends: ConnectionEnd[], tx: Tx): Promise<ClosedConnection[]> {
     if (ends.length === 0) return [];
-    const rows = await sql.rows<ICloseQuery, ClosedRow>(CLOSE, endColumns(ends));
+    const rows = await tx.rows<ICloseQuery, ClosedRow>(CLOSE, endColumns(ends));
     return rows.map((row) => ({
-      id: Number(row.id),
+      id: row.id,
       kind: row.kind,
       identity: row.identity,
       joinedAt: row.joined_at,
@@ -267,20 +276,21 @@ export class ConnectionsRepository {
 
   /**
    * Moves the ends of closed connections earlier, each with its new minutes and charge; a connection
-   * whose end is already at or before the new one is left as it is and not returned.
+   * whose end is already at or before the new one is left as it is and not returned. Its previous
+   * figures are those of the row it locked: right without the caller holding the room's lock.
    */
-  async moveEndsEarlier(ends: ConnectionEnd[], sql: Sql = this.database): Promise<CorrectedConnection[]> {
+  async moveEndsEarlier(ends: ConnectionEnd[], tx: Tx): Promise<CorrectedConnection[]> {
     if (ends.length === 0) return [];
-    const rows = await sql.rows(MOVE_ENDS_EARLIER, endColumns(ends));
+    const rows = await tx.rows(MOVE_ENDS_EARLIER, endColumns(ends));
     return rows.map((row) => ({
-      id: Number(row.id),
+      id: row.id,
       organizationId: row.organization_id,
       roomId: row.room_id,
       leftAt: row.left_at,
-      previousMinutes: Number(row.previous_minutes),
-      previousCents: Number(row.previous_cents),
-      minutes: Number(row.minutes),
-      cents: Number(row.cents),
+      previousMinutes: row.previous_minutes,
+      previousCents: row.previous_cents,
+      minutes: row.minutes,
+      cents: row.cents,
     }));
   }
 
@@ -301,9 +311,9 @@ export class ConnectionsRepository {
   }
 
   /** LiveKit listed these open connections' participants, each at its `at`. */
-  async markSeen(connections: { organizationId: string; id: number; at: Date }[], sql: Sql = this.database): Promise<void> {
+  async markSeen(connections: { organizationId: string; id: number; at: Date }[], tx: Tx): Promise<void> {
     if (connections.length === 0) return;
-    await sql.rows(MARK_SEEN, {
+    await tx.rows(MARK_SEEN, {
       organizationIds: connections.map((c) => c.organizationId),
       ids: connections.map((c) => c.id),
       ats: connections.map((c) => c.at),

@@ -7,10 +7,6 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 
 export type JsonArray = (Json)[];
 
-export type NumberOrString = number | string;
-
-export type NumberOrStringArray = (NumberOrString)[];
-
 export type numberArray = (number)[];
 
 export type stringArray = (string)[];
@@ -29,7 +25,7 @@ export interface IOpenParams {
 
 /** 'Open' return type */
 export interface IOpenResult {
-  id: string;
+  id: number;
   identity: string;
   joined_at: Date;
   kind: string | null;
@@ -53,7 +49,7 @@ export interface IByParticipantParams {
 /** 'ByParticipant' return type */
 export interface IByParticipantResult {
   cents_per_minute: number;
-  id: string;
+  id: number;
   joined_at: Date;
   left_at: Date | null;
   organization_id: string;
@@ -69,14 +65,14 @@ export interface IByParticipantQuery {
 
 /** 'OpenById' parameters type */
 export interface IOpenByIdParams {
-  connectionId: NumberOrString;
+  connectionId: number;
   organizationId: string;
 }
 
 /** 'OpenById' return type */
 export interface IOpenByIdResult {
   cents_per_minute: number;
-  id: string;
+  id: number;
   joined_at: Date;
   organization_id: string;
   room_id: string;
@@ -97,7 +93,7 @@ export interface IOpenInRoomParams {
 /** 'OpenInRoom' return type */
 export interface IOpenInRoomResult {
   cents_per_minute: number;
-  id: string;
+  id: number;
   joined_at: Date;
   organization_id: string;
   room_id: string;
@@ -111,8 +107,8 @@ export interface IOpenInRoomQuery {
 
 /** 'Close' parameters type */
 export interface ICloseParams {
-  cents: NumberOrStringArray;
-  ids: NumberOrStringArray;
+  cents: numberArray;
+  ids: numberArray;
   leftAts: DateOrStringArray;
   minutes: numberArray;
   organizationIds: stringArray;
@@ -120,7 +116,7 @@ export interface ICloseParams {
 
 /** 'Close' return type */
 export interface ICloseResult {
-  id: string;
+  id: number;
   identity: string;
   joined_at: Date;
   kind: string | null;
@@ -143,7 +139,7 @@ export interface IClosedAfterParams {
 /** 'ClosedAfter' return type */
 export interface IClosedAfterResult {
   cents_per_minute: number;
-  id: string;
+  id: number;
   joined_at: Date;
   left_at: Date | null;
   organization_id: string;
@@ -159,8 +155,8 @@ export interface IClosedAfterQuery {
 
 /** 'MoveEndsEarlier' parameters type */
 export interface IMoveEndsEarlierParams {
-  cents: NumberOrStringArray;
-  ids: NumberOrStringArray;
+  cents: numberArray;
+  ids: numberArray;
   leftAts: DateOrStringArray;
   minutes: numberArray;
   organizationIds: stringArray;
@@ -168,13 +164,13 @@ export interface IMoveEndsEarlierParams {
 
 /** 'MoveEndsEarlier' return type */
 export interface IMoveEndsEarlierResult {
-  cents: string | null;
-  id: string;
+  cents: number;
+  id: number;
   left_at: Date;
-  minutes: number | null;
+  minutes: number;
   organization_id: string;
-  previous_cents: string | null;
-  previous_minutes: number | null;
+  previous_cents: number;
+  previous_minutes: number;
   room_id: string;
 }
 
@@ -210,7 +206,7 @@ export interface IOpenInRoomsParams {
 
 /** 'OpenInRooms' return type */
 export interface IOpenInRoomsResult {
-  id: string;
+  id: number;
   identity: string;
   joined_at: Date;
   kind: string | null;
@@ -229,7 +225,7 @@ export interface IOpenInRoomsQuery {
 /** 'MarkSeen' parameters type */
 export interface IMarkSeenParams {
   ats: DateOrStringArray;
-  ids: NumberOrStringArray;
+  ids: numberArray;
   organizationIds: stringArray;
 }
 

@@ -13,7 +13,7 @@ import { ConnectionMeterService } from './connection-meter.service';
 import { ConnectionsRepository, type NewConnection, type OpenConnection } from './connections.repository';
 import { UsageRollupService } from './usage-rollup.service';
 import { CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 
 type Participant = NonNullable<LiveKitEventFacts['participant']>;
 
@@ -58,7 +58,7 @@ export class LiveKitEventsService {
     private readonly connections: ConnectionsRepository,
   ) {}
 
-  async applyBatch(tx: Sql, payloads: unknown[]): Promise<OutboxJob[]> {
+  async applyBatch(tx: Tx, payloads: unknown[]): Promise<OutboxJob[]> {
     return this.applyFacts(tx, payloads.map(readLiveKitEvent));
   }
 
@@ -66,7 +66,7 @@ export class LiveKitEventsService {
    * Applies events by their facts: LiveKit's own, or those reconciliation concludes from LiveKit's
    * lists (a leave or a room's end where it was last seen listed, a join it lists).
    */
-  async applyFacts(tx: Sql, facts: LiveKitEventFacts[]): Promise<OutboxJob[]> {
+  async applyFacts(tx: Tx, facts: LiveKitEventFacts[]): Promise<OutboxJob[]> {
     const byRoom = new Map<string, LiveKitEventFacts[]>();
     for (const event of facts) {
       if (!event.livekitRoom) continue;
@@ -99,7 +99,7 @@ export class LiveKitEventsService {
     return jobs;
   }
 
-  private async applyOne(tx: Sql, room: RoomRow, event: LiveKitEventFacts): Promise<OutboxJob[]> {
+  private async applyOne(tx: Tx, room: RoomRow, event: LiveKitEventFacts): Promise<OutboxJob[]> {
     if (event.type === 'room_finished') {
       if (!finishedBeforeCreated(room, event.createdAt)) return this.lifecycle.endLocked(tx, room, event.createdAt);
       this.logger.warn(
@@ -125,7 +125,7 @@ export class LiveKitEventsService {
    * Opens the connections (once per participant sid), moves their rooms to active and their start to
    * the earliest join; returns each join's connection id, in order.
    */
-  private async joinAll(tx: Sql, joins: Join[]): Promise<(number | null)[]> {
+  private async joinAll(tx: Tx, joins: Join[]): Promise<(number | null)[]> {
     if (joins.length === 0) return [];
     // The connection now holds its token's languages: the token's short reservation is over.
     const tokens = await this.tokens.releaseReservations(
@@ -174,7 +174,7 @@ export class LiveKitEventsService {
    * Joined rooms are active and start at their earliest join; the usage rollup follows the starts, or
    * counts the participants the joins added. One statement for all the rooms that change.
    */
-  private async activateAll(tx: Sql, activations: Activation[]): Promise<void> {
+  private async activateAll(tx: Tx, activations: Activation[]): Promise<void> {
     const changes = activations.flatMap(({ room, earliestJoin, newParticipants }) => {
       const status = nextRoomStatus(room.status, 'participant_connected');
       const starts = status !== room.status;
@@ -221,7 +221,7 @@ export class LiveKitEventsService {
    * charge corrected), a later leave changes nothing. A leave that arrives before its join opens the
    * connection first.
    */
-  private async leaveAll(tx: Sql, leaves: Leave[]): Promise<void> {
+  private async leaveAll(tx: Tx, leaves: Leave[]): Promise<void> {
     if (leaves.length === 0) return;
     const earliest = new Map<string, Leave>();
     for (const leave of leaves) {

@@ -88,11 +88,11 @@ export class LiveKitReconciliationService {
     const peopleIn = new Map(listed.map((room) => [room.name, room.numParticipants]));
     const present = live.filter((room) => peopleIn.has(room.livekitName));
     const gone = live.filter((room) => !peopleIn.has(room.livekitName));
-    await this.rooms.markSeen(present, askedAt);
+    await this.database.oneStatement((tx) => this.rooms.markSeen(present, askedAt, tx));
 
     const listings = await this.listParticipants(present.filter((room) => room.hasOpenConnections || peopleIn.get(room.livekitName)! > 0));
     const open = await this.connections.openInRooms(listings.map(({ room }) => room));
-    await this.connections.markSeen(seenConnections(listings, open));
+    await this.database.oneStatement((tx) => this.connections.markSeen(seenConnections(listings, open), tx));
 
     const toChange = [...gone, ...listings.filter((listing) => mayChange(listing, open)).map(({ room }) => room)];
     const listingOf = new Map(listings.map((listing) => [listing.room.id, listing]));

@@ -24,7 +24,7 @@ describe('RoomSettlementService', () => {
     livekit_seen_at: null,
     settled: false,
     total_connection_minutes: 0,
-    total_charged_cents: '0',
+    total_charged_cents: 0,
   });
 
   let locked: RoomRow | null;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HotRowWritesService } from '../../database/hot-row-writes.service';
 import { ROOM_TOTALS_KEY, usageKey } from '../../database/hot-row-keys';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 import { UsageRollupsRepository, type SlotDelta } from './usage-rollups.repository';
 
 /** A room whose `started_at` joins moved (from null, or earlier). */
@@ -25,7 +25,7 @@ export class UsageRollupService {
   ) {}
 
   /** After joins moved rooms' `started_at` (from null, or earlier): count or move each whole room. */
-  async roomStartsChanged(tx: Sql, changes: RoomStartChange[]): Promise<void> {
+  async roomStartsChanged(tx: Tx, changes: RoomStartChange[]): Promise<void> {
     if (changes.length === 0) return;
     // The rooms' minutes are read back: the totals of connections closed earlier in this transaction first.
     await this.hot.flush(tx, ROOM_TOTALS_KEY);
@@ -44,7 +44,7 @@ export class UsageRollupService {
   }
 
   /** A connection or minutes added to a room that has already started (at `room.startedAt`). */
-  async addToRoom(tx: Sql, room: { organizationId: string; startedAt: Date | null }, delta: Omit<SlotDelta, 'sessions'>): Promise<void> {
+  async addToRoom(tx: Tx, room: { organizationId: string; startedAt: Date | null }, delta: Omit<SlotDelta, 'sessions'>): Promise<void> {
     if (room.startedAt) await this.add(tx, room.organizationId, room.startedAt, { ...delta, sessions: 0 });
   }
 
@@ -53,7 +53,7 @@ export class UsageRollupService {
    * its usage version, which moves by one per write (cached overviews key on it), by one statement
    * (see HotRowWritesService.addToGroup).
    */
-  private async add(tx: Sql, organizationId: string, at: Date, delta: SlotDelta): Promise<void> {
+  private async add(tx: Tx, organizationId: string, at: Date, delta: SlotDelta): Promise<void> {
     const slot = Math.floor(at.getTime() / SLOT_MS) * (SLOT_MS / 1000);
     await this.hot.addToGroup(
       tx,

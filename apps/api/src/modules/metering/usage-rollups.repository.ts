@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { sql } from '../../database/typed-sql';
 import type { IAddToSlotsQuery, ICountedRoomsQuery } from './usage-rollups.repository.types';
 
@@ -71,8 +71,8 @@ export class UsageRollupsRepository {
       id: row.id,
       organizationId: row.organization_id,
       startedAt: row.started_at,
-      minutes: Number(row.minutes),
-      participants: Number(row.participants),
+      minutes: row.minutes,
+      participants: row.participants,
     }));
   }
 
@@ -80,8 +80,8 @@ export class UsageRollupsRepository {
    * Adds to the organization's slots (each created at zero first, each given once) and moves its usage
    * version by `writes`, with one statement.
    */
-  async addToSlots(organizationId: string, slots: SlotWrite[], writes: number, sql: Sql = this.database): Promise<void> {
-    await sql.rows(ADD_TO_SLOTS, {
+  async addToSlots(organizationId: string, slots: SlotWrite[], writes: number, tx: Tx): Promise<void> {
+    await tx.rows(ADD_TO_SLOTS, {
       organizationId,
       slotSeconds: slots.map((s) => s.slotSeconds),
       minutes: slots.map((s) => s.minutes),

@@ -1,7 +1,7 @@
 import type { Role } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { sql } from '../../database/typed-sql';
 import type {
   IInsertOrganizationQuery,
@@ -69,14 +69,14 @@ export class OrganizationsRepository {
   constructor(private readonly database: DatabaseClient) {}
 
   /** A new organization's id. */
-  async insert(name: string, sql: Sql = this.database): Promise<string> {
-    const [row] = await sql.rows(INSERT_ORGANIZATION, { name });
+  async insert(name: string, tx: Tx): Promise<string> {
+    const [row] = await tx.rows(INSERT_ORGANIZATION, { name });
     return row.id;
   }
 
   /** The id of the organization known to the identity provider by `externalId`, created on first use with `name`. */
-  async upsertExternal(name: string, externalId: string, sql: Sql = this.database): Promise<string> {
-    const [row] = await sql.rows(UPSERT_EXTERNAL_ORGANIZATION, { name, externalId });
+  async upsertExternal(name: string, externalId: string, tx: Tx): Promise<string> {
+    const [row] = await tx.rows(UPSERT_EXTERNAL_ORGANIZATION, { name, externalId });
     return row.id;
   }
 
@@ -94,8 +94,8 @@ export class OrganizationsRepository {
    * A new user's id, a member of the organization with `role`; an email already taken in the organization
    * (any case) fails on `users_organization_email`.
    */
-  async insertUser(organizationId: string, user: NewUser, role: Role, sql: Sql = this.database): Promise<string> {
-    const [row] = await sql.rows(INSERT_USER, { organizationId, ...user, role });
+  async insertUser(organizationId: string, user: NewUser, role: Role, tx: Tx): Promise<string> {
+    const [row] = await tx.rows(INSERT_USER, { organizationId, ...user, role });
     return row.id;
   }
 
@@ -105,8 +105,8 @@ export class OrganizationsRepository {
   }
 
   /** The user of the subject, created in `organizationId` unless it exists (then left as it is, wherever it is). */
-  async upsertSessionUser(organizationId: string, user: NewSessionUser, sql: Sql = this.database): Promise<UserRow> {
-    const [row] = await sql.rows(UPSERT_SESSION_USER, { organizationId, ...user });
+  async upsertSessionUser(organizationId: string, user: NewSessionUser, tx: Tx): Promise<UserRow> {
+    const [row] = await tx.rows(UPSERT_SESSION_USER, { organizationId, ...user });
     return row;
   }
 }

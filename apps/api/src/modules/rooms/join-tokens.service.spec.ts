@@ -44,7 +44,7 @@ describe('JoinTokensService', () => {
     livekit_seen_at: null,
     settled: false,
     total_connection_minutes: 0,
-    total_charged_cents: '0',
+    total_charged_cents: 0,
   });
   const sharedRow = (admitted: boolean, mode: StreamingMode | null = 'mono'): SharedAdmissionRow => ({
     ord: 0,

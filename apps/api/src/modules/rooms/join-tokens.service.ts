@@ -11,7 +11,7 @@ import type { RoomRow } from './room-rows';
 import { RoomTokensRepository } from './room-tokens.repository';
 import { RoomsRepository } from './rooms.repository';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 
 export interface JoinRequest {
   languages: string[];
@@ -86,7 +86,7 @@ export class JoinTokensService {
    * room's exclusive admission lock (RoomsRepository.lockAdmissions, taken by the caller's
    * transaction) so concurrent tokens can never disagree on the mode or bring a third language.
    */
-  async admit(tx: Sql, room: RoomRow, request: JoinRequest): Promise<Admission> {
+  async admit(tx: Tx, room: RoomRow, request: JoinRequest): Promise<Admission> {
     const identity = request.identity ?? generatedIdentity(request.kind);
     const held = await this.tokens.heldLanguages(room.organization_id, room.id, identity, tx);
     const admission = admitToken({ mode: room.streaming_mode, held }, request.languages);

@@ -8,7 +8,7 @@ import type { RoomRow } from './room-rows';
 import { RoomsRepository } from './rooms.repository';
 import { TranslatorPresenceService } from './translator-presence.service';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 
 /**
  * Moves a room through created → active → ended, under the room's row lock. The jobs a change
@@ -27,7 +27,7 @@ export class RoomLifecycleService {
   ) {}
 
   /** Locks the rooms with these LiveKit names, in id order; rooms not found are left out. */
-  async lockAll(tx: Sql, livekitNames: string[]): Promise<RoomRow[]> {
+  async lockAll(tx: Tx, livekitNames: string[]): Promise<RoomRow[]> {
     return this.rooms.lockByLiveKitNames(livekitNames, tx);
   }
 
@@ -48,7 +48,7 @@ export class RoomLifecycleService {
    * Its `room.ended` waits until the room settles (RoomSettlementService), so that it carries the totals
    * after the late events of its connections.
    */
-  async endLocked(tx: Sql, room: RoomRow, at: Date): Promise<OutboxJob[]> {
+  async endLocked(tx: Tx, room: RoomRow, at: Date): Promise<OutboxJob[]> {
     const status = nextRoomStatus(room.status, 'room_ended');
     if (status === room.status) return [];
     // Never before the room started or was created; its connections end there at the latest.

@@ -3,21 +3,13 @@ import type { Narrowed } from '../../database/typed-sql';
 import type { ILiveRoomResult, IParticipantsResult, IRoomViewResult } from './rooms.repository.types';
 
 // The rows of the rooms aggregate as RoomsRepository returns them: types only (generated from its
-// statements, with the columns a CHECK limits narrowed and bigints read as numbers), its SQL stays in
-// the repository.
+// statements, with the columns a CHECK limits narrowed), its SQL stays in the repository.
 
 /** What the API shows of a room. */
-export type RoomViewRow = Omit<
-  Narrowed<IRoomViewResult, { status: RoomStatus; streaming_mode: StreamingMode | null }>,
-  'total_charged_cents'
-> & { total_charged_cents: number };
+export type RoomViewRow = Narrowed<IRoomViewResult, { status: RoomStatus; streaming_mode: StreamingMode | null }>;
 
 /** One participant's usage: a connection as the API shows it. */
-export type ParticipantUsageRow = Omit<IParticipantsResult, 'id' | 'participant_kind' | 'charged_cents'> & {
-  id: number;
-  participant_kind: ParticipantKind | null;
-  charged_cents: number | null;
-};
+export type ParticipantUsageRow = Narrowed<IParticipantsResult, { participant_kind: ParticipantKind | null }>;
 
 /** Internal fields of a room row the services need besides its view. */
 export type RoomRow = Narrowed<ILiveRoomResult, { status: RoomStatus; streaming_mode: StreamingMode | null }>;

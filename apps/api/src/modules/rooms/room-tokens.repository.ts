@@ -2,7 +2,7 @@ import type { ParticipantKind, StreamingMode } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { Coalescer } from '../../common/batching/coalescer';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { type Narrowed, prepared, sql } from '../../database/typed-sql';
 import type {
   IAdmitSharedQuery,
@@ -102,9 +102,12 @@ export class RoomTokensRepository {
         // One statement per reservation length (there is one today).
         for (const seconds of new Set(pending.map((p) => p.reserveSeconds))) {
           const group = pending.filter((p) => p.reserveSeconds === seconds);
-          const answers = await this.admitShared(
-            group.map((p) => p.request),
-            seconds,
+          const answers = await this.database.oneStatement((tx) =>
+            this.admitShared(
+              group.map((p) => p.request),
+              seconds,
+              tx,
+            ),
           );
           group.forEach((p, ord) => (p.answer = answers.get(ord) ?? null));
         }
@@ -129,8 +132,8 @@ export class RoomTokensRepository {
   }
 
   /** Issues (or re-issues, for the same identity) a token of the room, reserving its languages for a while. */
-  async reserveToken(organizationId: string, roomId: string, token: TokenReservation, sql: Sql = this.database): Promise<void> {
-    await sql.rows(RESERVE_TOKEN, {
+  async reserveToken(organizationId: string, roomId: string, token: TokenReservation, tx: Tx): Promise<void> {
+    await tx.rows(RESERVE_TOKEN, {
       roomId,
       organizationId,
       identity: token.identity,
@@ -157,11 +160,7 @@ export class RoomTokensRepository {
    * under its room's shared admission lock). One answer per request whose room is live, by index in
    * `requests`; a request without an answer has no live room of that name.
    */
-  async admitShared(
-    requests: readonly SharedAdmissionRequest[],
-    reserveSeconds: number,
-    sql: Sql = this.database,
-  ): Promise<Map<number, SharedAdmissionRow>> {
+  async admitShared(requests: readonly SharedAdmissionRequest[], reserveSeconds: number, tx: Tx): Promise<Map<number, SharedAdmissionRow>> {
     const payload = requests.map((request, ord) => ({
       ord,
       organization_id: request.organizationId,
@@ -171,7 +170,7 @@ export class RoomTokensRepository {
       display_name: request.displayName,
       languages: request.languages,
     }));
-    const rows = await sql.rows<IAdmitSharedQuery, SharedAdmissionRow>(ADMIT_TOKENS_SHARED, {
+    const rows = await tx.rows<IAdmitSharedQuery, SharedAdmissionRow>(ADMIT_TOKENS_SHARED, {
       requests: JSON.stringify(payload),
       reserveSeconds,
     });
@@ -184,10 +183,10 @@ export class RoomTokensRepository {
    */
   async releaseReservations(
     participants: { organizationId: string; roomId: string; identity: string }[],
-    sql: Sql = this.database,
+    tx: Tx,
   ): Promise<ConnectedToken[]> {
     if (participants.length === 0) return [];
-    const rows = await sql.rows<IReleaseReservationsQuery, ReleasedTokenRow>(RELEASE_RESERVATIONS_PREPARED, {
+    const rows = await tx.rows<IReleaseReservationsQuery, ReleasedTokenRow>(RELEASE_RESERVATIONS_PREPARED, {
       organizationIds: participants.map((p) => p.organizationId),
       roomIds: participants.map((p) => p.roomId),
       identities: participants.map((p) => p.identity),

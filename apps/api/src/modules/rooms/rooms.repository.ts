@@ -3,7 +3,7 @@
 import type { RoomStatus, StreamingMode } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { type Narrowed, prepared, sql } from '../../database/typed-sql';
 import {
   type ClosedTranscriptRoom,
@@ -32,10 +32,8 @@ import type {
   IMarkSeenQuery,
   IMarkSettledQuery,
   IParticipantsQuery,
-  IParticipantsResult,
   IRoomPageQuery,
   IRoomViewQuery,
-  IRoomViewResult,
   IRoomViewsQuery,
   IRoomViewsResult,
   ISetModeQuery,
@@ -43,12 +41,6 @@ import type {
 } from './rooms.repository.types';
 
 const UNIQUE_VIOLATION = '23505';
-
-/** A room's view as read (its status and mode narrowed), before its bigint total becomes a number. */
-type RoomViewColumns = Narrowed<IRoomViewResult, { status: RoomStatus; streaming_mode: StreamingMode | null }>;
-
-/** A connection as read (its kind narrowed), before its bigints become numbers. */
-type ParticipantColumns = Narrowed<IParticipantsResult, { participant_kind: ParticipantUsageRow['participant_kind'] }>;
 
 /** A room and one of its participants (or none) as read. */
 type RoomViewRowColumns = Narrowed<
@@ -135,20 +127,6 @@ const LIVE_ROOM = sql<ILiveRoomQuery>`SELECT id, organization_id, name, livekit_
 
 const SET_MODE = sql<ISetModeQuery>`UPDATE rooms SET streaming_mode = $mode! WHERE id = $roomId! AND organization_id = $organizationId!`;
 
-/** The view of a room as read: its bigint total as a number. */
-function roomView(room: RoomViewColumns): RoomViewRow {
-  return { ...room, total_charged_cents: Number(room.total_charged_cents) };
-}
-
-/** A connection as read: its bigints (id, cents) as numbers. */
-function participantUsage(participant: ParticipantColumns): ParticipantUsageRow {
-  return {
-    ...participant,
-    id: Number(participant.id),
-    charged_cents: participant.charged_cents === null ? null : Number(participant.charged_cents),
-  };
-}
-
 // The function (database/functions/admit_tokens_shared.sql) takes each request's organization.
 
 /**
@@ -168,9 +146,9 @@ export class RoomsRepository {
   }
 
   /** Inserts the room; false (nothing inserted) when a live room of the organization has its name. */
-  async insert(room: NewRoom, sql: Sql = this.database): Promise<boolean> {
+  async insert(room: NewRoom, tx: Tx): Promise<boolean> {
     try {
-      await sql.rows(INSERT_ROOM, room);
+      await tx.rows(INSERT_ROOM, room);
       return true;
     } catch (error) {
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) return false;
@@ -180,17 +158,17 @@ export class RoomsRepository {
 
   /** One page of the organization's rooms, newest first; `limit + 1` rows tell whether more exist. */
   async page(organizationId: string, limit: number, offset: number, sql: Sql = this.database): Promise<RoomViewRow[]> {
-    return (await sql.rows<IRoomPageQuery, RoomViewColumns>(ROOM_PAGE, { organizationId, limit, offset })).map(roomView);
+    return sql.rows<IRoomPageQuery, RoomViewRow>(ROOM_PAGE, { organizationId, limit, offset });
   }
 
   async view(organizationId: string, roomId: string, sql: Sql = this.database): Promise<RoomViewRow | null> {
-    const [room] = await sql.rows<IRoomViewQuery, RoomViewColumns>(ROOM_VIEW, { roomId, organizationId });
-    return room ? roomView(room) : null;
+    const [room] = await sql.rows<IRoomViewQuery, RoomViewRow>(ROOM_VIEW, { roomId, organizationId });
+    return room ?? null;
   }
 
   /** The room's connections, in the order they joined. */
   async participants(organizationId: string, roomId: string, sql: Sql = this.database): Promise<ParticipantUsageRow[]> {
-    return (await sql.rows<IParticipantsQuery, ParticipantColumns>(PARTICIPANTS, { roomId, organizationId })).map(participantUsage);
+    return sql.rows<IParticipantsQuery, ParticipantUsageRow>(PARTICIPANTS, { roomId, organizationId });
   }
 
   /** What ending the room needs to know: its LiveKit room and whether it has ended already. */
@@ -210,14 +188,14 @@ export class RoomsRepository {
    * admissions take it shared) and reads the room after it is held, so the decision sees every
    * earlier admission. Null when the room is not live (or not the organization's). Run it in a transaction.
    */
-  async lockAdmissions(organizationId: string, roomId: string, tx: Sql): Promise<RoomRow | null> {
+  async lockAdmissions(organizationId: string, roomId: string, tx: Tx): Promise<RoomRow | null> {
     await tx.rows(ADMISSION_LOCK, { roomId });
     const [room] = await tx.rows<ILiveRoomQuery, RoomRow>(LIVE_ROOM, { roomId, organizationId });
     return room ?? null;
   }
 
-  async setMode(organizationId: string, roomId: string, mode: StreamingMode, sql: Sql = this.database): Promise<void> {
-    await sql.rows(SET_MODE, { roomId, organizationId, mode });
+  async setMode(organizationId: string, roomId: string, mode: StreamingMode, tx: Tx): Promise<void> {
+    await tx.rows(SET_MODE, { roomId, organizationId, mode });
   }
 
   // Lifecycle: ending a room, translator presence (driven by LiveKit events).
@@ -228,23 +206,20 @@ export class RoomsRepository {
    * organizations (it begins with the organization's id): each later statement on a room found here
    * is scoped to the organization it carries.
    */
-  async lockByLiveKitNames(livekitNames: string[], sql: Sql = this.database): Promise<RoomRow[]> {
-    return sql.rows<ILockByLivekitNamesQuery, RoomRow>(LOCK_BY_LIVEKIT_NAMES_PREPARED, { livekitNames });
+  async lockByLiveKitNames(livekitNames: string[], tx: Tx): Promise<RoomRow[]> {
+    return tx.rows<ILockByLivekitNamesQuery, RoomRow>(LOCK_BY_LIVEKIT_NAMES_PREPARED, { livekitNames });
   }
 
   /** Locks the organization's room for a change of its lifecycle; null when it has no such room. */
-  async lockForLifecycle(organizationId: string, roomId: string, sql: Sql = this.database): Promise<RoomRow | null> {
-    const [room] = await sql.rows<ILockByIdQuery, RoomRow>(LOCK_BY_ID, { roomId, organizationId });
+  async lockForLifecycle(organizationId: string, roomId: string, tx: Tx): Promise<RoomRow | null> {
+    const [room] = await tx.rows<ILockByIdQuery, RoomRow>(LOCK_BY_ID, { roomId, organizationId });
     return room ?? null;
   }
 
   /** Joins moved these rooms' start (and made those that `starts` active). */
-  async activate(
-    changes: { organizationId: string; roomId: string; starts: boolean; startedAt: Date }[],
-    sql: Sql = this.database,
-  ): Promise<void> {
+  async activate(changes: { organizationId: string; roomId: string; starts: boolean; startedAt: Date }[], tx: Tx): Promise<void> {
     if (changes.length === 0) return;
-    await sql.rows(ACTIVATE, {
+    await tx.rows(ACTIVATE, {
       organizationIds: changes.map((c) => c.organizationId),
       roomIds: changes.map((c) => c.roomId),
       starts: changes.map((c) => c.starts),
@@ -256,8 +231,8 @@ export class RoomsRepository {
    * Ends the room at `at`, but never before it started or was created, to settle `settleMs` from now;
    * returns the end it was given (null when the organization has no such room).
    */
-  async end(organizationId: string, roomId: string, at: Date, settleMs: number, sql: Sql = this.database): Promise<Date | null> {
-    const [row] = await sql.rows(END, { roomId, organizationId, at, settleSeconds: settleMs / 1000 });
+  async end(organizationId: string, roomId: string, at: Date, settleMs: number, tx: Tx): Promise<Date | null> {
+    const [row] = await tx.rows(END, { roomId, organizationId, at, settleSeconds: settleMs / 1000 });
     return row?.ended_at ?? null;
   }
 
@@ -268,8 +243,8 @@ export class RoomsRepository {
   }
 
   /** Marks the ended room settled; false when it had settled already (or is not the organization's ended room). */
-  async markSettled(organizationId: string, roomId: string, sql: Sql = this.database): Promise<boolean> {
-    return (await sql.count(MARK_SETTLED, { roomId, organizationId })) > 0;
+  async markSettled(organizationId: string, roomId: string, tx: Tx): Promise<boolean> {
+    return (await tx.count(MARK_SETTLED, { roomId, organizationId })) > 0;
   }
 
   /** The rooms (each of its organization) as GET /v1/rooms/{id} shows them, by id. */
@@ -290,19 +265,30 @@ export class RoomsRepository {
         ...room
       } = row;
       let view = views.get(room.id);
-      if (!view) views.set(room.id, (view = { ...roomView(room), participants: [] }));
+      if (!view) views.set(room.id, (view = { ...room, participants: [] }));
       if (id === null || participant_identity === null || joined_at === null) continue;
-      view.participants.push(
-        participantUsage({ id, participant_identity, participant_kind, languages, joined_at, left_at, connection_minutes, charged_cents }),
-      );
+      view.participants.push({
+        id,
+        participant_identity,
+        participant_kind,
+        languages,
+        joined_at,
+        left_at,
+        connection_minutes,
+        charged_cents,
+      });
     }
     return views;
   }
 
-  /** Adds the minutes and cents of connections that ended to their rooms' totals, one statement for all. */
-  async addToTotals(deltas: RoomTotalsDelta[], sql: Sql = this.database): Promise<void> {
+  /**
+   * Adds the minutes and cents of connections that ended to their rooms' totals, one statement for
+   * all. Requires every room locked by `tx` already (lockByLiveKitNames, lockForLifecycle): the sums
+   * commute, but an UPDATE of several rooms taking their locks itself could deadlock with another batch.
+   */
+  async addToTotals(deltas: RoomTotalsDelta[], tx: Tx): Promise<void> {
     if (deltas.length === 0) return;
-    await sql.rows(ADD_TO_TOTALS, {
+    await tx.rows(ADD_TO_TOTALS, {
       organizationIds: deltas.map((d) => d.organizationId),
       roomIds: deltas.map((d) => d.roomId),
       minutes: deltas.map((d) => d.minutes),
@@ -315,8 +301,8 @@ export class RoomsRepository {
    * it was closed already (or the room has not ended). Holding the row, it waits for segment inserts
    * that read the room open.
    */
-  async closeTranscript(roomId: string, sql: Sql): Promise<ClosedTranscriptRoom | null> {
-    const [room] = await sql.rows(CLOSE_TRANSCRIPT, { roomId });
+  async closeTranscript(roomId: string, tx: Tx): Promise<ClosedTranscriptRoom | null> {
+    const [room] = await tx.rows(CLOSE_TRANSCRIPT, { roomId });
     return room ? { organizationId: room.organization_id, name: room.name, startedAt: room.started_at, endedAt: room.ended_at } : null;
   }
 
@@ -332,15 +318,15 @@ export class RoomsRepository {
   }
 
   /** LiveKit listed these rooms at `at` (rooms that ended meanwhile are left as they are). */
-  async markSeen(rooms: { organizationId: string; id: string }[], at: Date, sql: Sql = this.database): Promise<void> {
+  async markSeen(rooms: { organizationId: string; id: string }[], at: Date, tx: Tx): Promise<void> {
     if (rooms.length === 0) return;
-    await sql.rows(MARK_SEEN, { organizationIds: rooms.map((r) => r.organizationId), roomIds: rooms.map((r) => r.id), at });
+    await tx.rows(MARK_SEEN, { organizationIds: rooms.map((r) => r.organizationId), roomIds: rooms.map((r) => r.id), at });
   }
 
   /** Flips the translator presence of these rooms, each moving to its next generation. */
-  async flipTranslatorPresence(rooms: { organizationId: string; id: string }[], sql: Sql = this.database): Promise<void> {
+  async flipTranslatorPresence(rooms: { organizationId: string; id: string }[], tx: Tx): Promise<void> {
     if (rooms.length === 0) return;
-    await sql.rows(FLIP_TRANSLATOR_PRESENCE, {
+    await tx.rows(FLIP_TRANSLATOR_PRESENCE, {
       organizationIds: rooms.map((room) => room.organizationId),
       roomIds: rooms.map((room) => room.id),
     });

@@ -3,10 +3,6 @@ export type DateOrString = Date | string;
 
 export type DateOrStringArray = (DateOrString)[];
 
-export type NumberOrString = number | string;
-
-export type NumberOrStringArray = (NumberOrString)[];
-
 export type booleanArray = (boolean)[];
 
 export type numberArray = (number)[];
@@ -21,7 +17,7 @@ export interface IRoomViewsParams {
 
 /** 'RoomViews' return type */
 export interface IRoomViewsResult {
-  charged_cents: string | null;
+  charged_cents: number | null;
   connection_minutes: number | null;
   created_at: Date;
   created_by: string;
@@ -30,7 +26,7 @@ export interface IRoomViewsResult {
   languages: stringArray | null;
   left_at: Date | null;
   name: string;
-  participant_id: string | null;
+  participant_id: number | null;
   participant_identity: string | null;
   participant_joined_at: Date | null;
   participant_kind: string | null;
@@ -38,7 +34,7 @@ export interface IRoomViewsResult {
   started_at: Date | null;
   status: string;
   streaming_mode: string | null;
-  total_charged_cents: string;
+  total_charged_cents: number;
   total_connection_minutes: number;
 }
 
@@ -69,7 +65,7 @@ export interface ICloseTranscriptQuery {
 
 /** 'AddToTotals' parameters type */
 export interface IAddToTotalsParams {
-  cents: NumberOrStringArray;
+  cents: numberArray;
   minutes: numberArray;
   organizationIds: stringArray;
   roomIds: stringArray;
@@ -123,8 +119,8 @@ export interface IInsertRoomQuery {
 
 /** 'RoomPage' parameters type */
 export interface IRoomPageParams {
-  limit: NumberOrString;
-  offset: NumberOrString;
+  limit: number;
+  offset: number;
   organizationId: string;
 }
 
@@ -139,7 +135,7 @@ export interface IRoomPageResult {
   started_at: Date | null;
   status: string;
   streaming_mode: string | null;
-  total_charged_cents: string;
+  total_charged_cents: number;
   total_connection_minutes: number;
 }
 
@@ -166,7 +162,7 @@ export interface IRoomViewResult {
   started_at: Date | null;
   status: string;
   streaming_mode: string | null;
-  total_charged_cents: string;
+  total_charged_cents: number;
   total_connection_minutes: number;
 }
 
@@ -184,9 +180,9 @@ export interface IParticipantsParams {
 
 /** 'Participants' return type */
 export interface IParticipantsResult {
-  charged_cents: string | null;
+  charged_cents: number | null;
   connection_minutes: number | null;
-  id: string;
+  id: number;
   joined_at: Date;
   languages: stringArray | null;
   left_at: Date | null;
@@ -270,7 +266,7 @@ export interface ILiveRoomResult {
   started_at: Date | null;
   status: string;
   streaming_mode: string | null;
-  total_charged_cents: string;
+  total_charged_cents: number;
   total_connection_minutes: number;
   translator_generation: number;
   translator_present: boolean;
@@ -316,7 +312,7 @@ export interface ILockByLivekitNamesResult {
   started_at: Date | null;
   status: string;
   streaming_mode: string | null;
-  total_charged_cents: string;
+  total_charged_cents: number;
   total_connection_minutes: number;
   translator_generation: number;
   translator_present: boolean;
@@ -347,7 +343,7 @@ export interface ILockByIdResult {
   started_at: Date | null;
   status: string;
   streaming_mode: string | null;
-  total_charged_cents: string;
+  total_charged_cents: number;
   total_connection_minutes: number;
   translator_generation: number;
   translator_present: boolean;
@@ -397,7 +393,7 @@ export interface IEndQuery {
 
 /** 'SettlingDue' parameters type */
 export interface ISettlingDueParams {
-  limit: NumberOrString;
+  limit: number;
 }
 
 /** 'SettlingDue' return type */
@@ -430,7 +426,7 @@ export interface IMarkSettledQuery {
 /** 'LiveForReconcile' parameters type */
 export interface ILiveForReconcileParams {
   afterId: string;
-  limit: NumberOrString;
+  limit: number;
 }
 
 /** 'LiveForReconcile' return type */

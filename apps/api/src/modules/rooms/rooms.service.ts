@@ -12,6 +12,7 @@ import { LiveKitGateway } from '../livekit/livekit.gateway';
 import { RoomLifecycleService } from './room-lifecycle.service';
 import type { CreateRoomDto, CreatedRoomView, RoomDetailView, RoomView } from './room.dto';
 import { RoomsRepository } from './rooms.repository';
+import { DatabaseClient } from '../../database/database.client';
 
 function nameTaken(name: string): ApiError {
   return ApiError.conflict(`A live room named "${name}" already exists; choose another name or end that room first.`);
@@ -27,6 +28,7 @@ export class RoomsService {
 
   constructor(
     private readonly rooms: RoomsRepository,
+    private readonly database: DatabaseClient,
     private readonly livekit: LiveKitGateway,
     private readonly lifecycle: RoomLifecycleService,
     private readonly credit: CreditGateService,
@@ -52,15 +54,20 @@ export class RoomsService {
     const { sid } = await this.livekit.createRoom(livekitName);
     let inserted: boolean;
     try {
-      inserted = await this.rooms.insert({
-        id,
-        organizationId: actor.organizationId,
-        name,
-        livekitName,
-        sid,
-        streamingMode: dto.streaming_mode ?? null,
-        createdByUserId: actor.userId,
-      });
+      inserted = await this.database.oneStatement((tx) =>
+        this.rooms.insert(
+          {
+            id,
+            organizationId: actor.organizationId,
+            name,
+            livekitName,
+            sid,
+            streamingMode: dto.streaming_mode ?? null,
+            createdByUserId: actor.userId,
+          },
+          tx,
+        ),
+      );
     } catch (error) {
       await this.deleteUnrecorded(livekitName);
       throw error;

@@ -1,7 +1,7 @@
 import { QUEUES, TRANSLATOR_JOBS, type RoomGlossaries, type TranslatorGlossaryJob } from '@app/contracts';
 import { compileRoomGlossaries } from '@app/domain';
 import { Injectable } from '@nestjs/common';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 import type { OutboxJob } from '../../queue/outbox.publisher';
 import { GlossariesRepository, type GlossariesInUse } from '../glossaries/glossaries.repository';
 import { GlossaryDeliveryRepository } from '../glossaries/glossary-delivery.repository';
@@ -38,7 +38,7 @@ export class TranslatorGlossariesService {
   ) {}
 
   /** For a dispatch, in its transaction: the room's glossaries now, compiled for the pair. */
-  async forDispatch(tx: Sql, room: TranslatorRoom): Promise<RoomGlossaries> {
+  async forDispatch(tx: Tx, room: TranslatorRoom): Promise<RoomGlossaries> {
     await this.delivery.holdChangesBack(room.organizationId, tx);
     const inUse = await this.glossaries.glossariesInUse(room.organizationId, room.id, tx);
     return compiled(inUse, room.languages, room.generation);
@@ -48,7 +48,7 @@ export class TranslatorGlossariesService {
    * After a change, in its transaction: one translator.glossary job for each room of the organization
    * with a translator, carrying its glossaries as the change left them (read for all those rooms at once).
    */
-  async afterChange(tx: Sql, organizationId: string): Promise<OutboxJob[]> {
+  async afterChange(tx: Tx, organizationId: string): Promise<OutboxJob[]> {
     await this.delivery.holdDeliveriesBack(organizationId, tx);
     const rooms = await this.delivery.translatorRooms(organizationId, tx);
     const held = await this.connections.connectedLanguages(

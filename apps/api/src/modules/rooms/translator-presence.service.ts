@@ -6,7 +6,7 @@ import { ConnectionsRepository } from '../metering/connections.repository';
 import type { RoomRow } from './room-rows';
 import { RoomsRepository } from './rooms.repository';
 import { TranslatorGlossariesService } from './translator-glossaries.service';
-import type { Sql } from '../../database/sql';
+import type { Tx } from '../../database/sql';
 
 /**
  * Decides whether the room wants its translator, from the languages its connected people hold.
@@ -22,12 +22,12 @@ export class TranslatorPresenceService {
     private readonly glossaries: TranslatorGlossariesService,
   ) {}
 
-  async reconcile(tx: Sql, room: RoomRow): Promise<OutboxJob[]> {
+  async reconcile(tx: Tx, room: RoomRow): Promise<OutboxJob[]> {
     return this.reconcileAll(tx, [room]);
   }
 
   /** Reconciles several locked rooms: one query reads the languages they hold, one statement flips those that change. */
-  async reconcileAll(tx: Sql, rooms: RoomRow[]): Promise<OutboxJob[]> {
+  async reconcileAll(tx: Tx, rooms: RoomRow[]): Promise<OutboxJob[]> {
     if (rooms.length === 0) return [];
     const held = await this.connections.connectedLanguages(
       rooms.map((room) => ({ organizationId: room.organization_id, id: room.id })),

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import { Coalescer } from '../../common/batching/coalescer';
 import { TranscriptsRepository, type SegmentRecord } from './transcripts.repository';
+import { DatabaseClient } from '../../database/database.client';
 
 const MAX_TEXT = 10_000;
 
@@ -20,10 +21,18 @@ interface Pending {
 export class TranscriptIntakeService {
   private readonly writes: Coalescer<Pending>;
 
-  constructor(private readonly transcripts: TranscriptsRepository) {
+  constructor(
+    private readonly transcripts: TranscriptsRepository,
+    private readonly database: DatabaseClient,
+  ) {
     this.writes = new Coalescer<Pending>(
       async (batch) => {
-        const stored = await this.transcripts.store(batch.map((pending) => pending.record));
+        const stored = await this.database.oneStatement((tx) =>
+          this.transcripts.store(
+            batch.map((pending) => pending.record),
+            tx,
+          ),
+        );
         for (const pending of batch) pending.stored = stored.has(`${pending.record.roomId} ${pending.record.segmentId}`);
       },
       { maxBatch: 500, parallel: 2 },

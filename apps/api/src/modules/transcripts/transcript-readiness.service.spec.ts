@@ -27,7 +27,10 @@ describe('TranscriptReadinessService', () => {
   let jobs: PeriodicJob[];
 
   function readiness(): TranscriptReadinessService {
-    const database = { transaction: <T>(work: (tx: Sql) => Promise<T>) => work({} as Sql) } as unknown as DatabaseClient;
+    const database = {
+      transaction: <T>(work: (tx: Sql) => Promise<T>) => work({} as Sql),
+      oneStatement: <T>(work: (tx: Sql) => Promise<T>) => work({} as Sql),
+    } as unknown as DatabaseClient;
     const transcripts = {
       dueToClose: async (graceSeconds: number, limit: number) => {
         dueAsked.push([graceSeconds, limit]);

@@ -63,7 +63,7 @@ export class TranscriptReadinessService {
   async deleteExpired(): Promise<number> {
     let deleted = 0;
     for (let batch = 0; batch < RETENTION_BATCHES_PER_RUN; batch++) {
-      const n = await this.transcripts.deleteExpired(RETENTION_BATCH);
+      const n = await this.database.oneStatement((tx) => this.transcripts.deleteExpired(RETENTION_BATCH, tx));
       deleted += n;
       if (n < RETENTION_BATCH) break;
     }

@@ -1,7 +1,7 @@
 import type { TranscriptSegment } from '@app/domain/transcripts';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { prepared, sql, withNulls } from '../../database/typed-sql';
 import type {
   IAllQuery,
@@ -136,15 +136,15 @@ export class TranscriptsRepository {
     return row ? { store: row.store, retentionDays: row.retention_days } : DEFAULT_TRANSCRIPT_SETTINGS;
   }
 
-  async saveSettings(organizationId: string, settings: TranscriptSettings, sql: Sql = this.database): Promise<void> {
-    await sql.rows(SAVE_SETTINGS, { organizationId, ...settings });
+  async saveSettings(organizationId: string, settings: TranscriptSettings, tx: Tx): Promise<void> {
+    await tx.rows(SAVE_SETTINGS, { organizationId, ...settings });
   }
 
   /** Stores the segments not stored yet; returns the keys (`room_id segment_id`) of those it wrote. */
-  async store(segments: SegmentRecord[], sql: Sql = this.database): Promise<Set<string>> {
+  async store(segments: SegmentRecord[], tx: Tx): Promise<Set<string>> {
     if (segments.length === 0) return new Set();
     const column = <T>(pick: (segment: SegmentRecord) => T) => segments.map(pick);
-    const rows = await sql.rows(STORE_SEGMENTS_PREPARED, {
+    const rows = await tx.rows(STORE_SEGMENTS_PREPARED, {
       roomIds: column((s) => s.roomId),
       livekitRooms: column((s) => s.livekitRoom),
       segmentIds: column((s) => s.segmentId),
@@ -194,16 +194,16 @@ export class TranscriptsRepository {
   }
 
   /** Erases the room's stored segments; returns how many. */
-  async erase(organizationId: string, roomId: string, sql: Sql = this.database): Promise<number> {
-    return sql.count(ERASE, { roomId, organizationId });
+  async erase(organizationId: string, roomId: string, tx: Tx): Promise<number> {
+    return tx.count(ERASE, { roomId, organizationId });
   }
 
   /**
    * Deletes up to `limit` segments older than their organization's retention (30 days without
    * settings); returns how many.
    */
-  async deleteExpired(limit: number, sql: Sql = this.database): Promise<number> {
-    return sql.count(DELETE_EXPIRED, { limit, defaultRetentionDays: DEFAULT_TRANSCRIPT_SETTINGS.retentionDays });
+  async deleteExpired(limit: number, tx: Tx): Promise<number> {
+    return tx.count(DELETE_EXPIRED, { limit, defaultRetentionDays: DEFAULT_TRANSCRIPT_SETTINGS.retentionDays });
   }
 
   /**

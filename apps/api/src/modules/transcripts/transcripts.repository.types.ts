@@ -3,8 +3,6 @@ export type DateOrString = Date | string;
 
 export type DateOrStringArray = (DateOrString)[];
 
-export type NumberOrString = number | string;
-
 export type stringArray = (string)[];
 
 /** 'Settings' parameters type */
@@ -88,8 +86,8 @@ export interface IRoomQuery {
 
 /** 'Page' parameters type */
 export interface IPageParams {
-  limit: NumberOrString;
-  offset: NumberOrString;
+  limit: number;
+  offset: number;
   organizationId: string;
   roomId: string;
 }
@@ -153,7 +151,7 @@ export interface IEraseQuery {
 /** 'DeleteExpired' parameters type */
 export interface IDeleteExpiredParams {
   defaultRetentionDays: number;
-  limit: NumberOrString;
+  limit: number;
 }
 
 /** 'DeleteExpired' return type */
@@ -168,7 +166,7 @@ export interface IDeleteExpiredQuery {
 /** 'DueToClose' parameters type */
 export interface IDueToCloseParams {
   graceSeconds: number;
-  limit: NumberOrString;
+  limit: number;
 }
 
 /** 'DueToClose' return type */

@@ -7,6 +7,7 @@ import { toPage, type Page } from '../../common/pagination/page';
 import { RoomTokensRepository } from '../rooms/room-tokens.repository';
 import type { TranscriptQueryDto, TranscriptSegmentView, TranscriptSettingsDto, TranscriptSettingsView } from './transcript.dto';
 import { TranscriptsRepository, type TranscriptRoom } from './transcripts.repository';
+import { DatabaseClient } from '../../database/database.client';
 
 const ROOM_NOT_FOUND = 'Room not found.';
 
@@ -16,6 +17,7 @@ export class TranscriptsService {
   constructor(
     private readonly transcripts: TranscriptsRepository,
     private readonly tokens: RoomTokensRepository,
+    private readonly database: DatabaseClient,
   ) {}
 
   async page(actor: Actor, roomId: string, query: TranscriptQueryDto): Promise<Page<TranscriptSegmentView>> {
@@ -52,7 +54,7 @@ export class TranscriptsService {
   /** Idempotent: erasing an empty transcript is 204 too. */
   async erase(actor: Actor, roomId: string): Promise<void> {
     await this.room(actor, roomId);
-    await this.transcripts.erase(actor.organizationId, roomId);
+    await this.database.oneStatement((tx) => this.transcripts.erase(actor.organizationId, roomId, tx));
   }
 
   async settings(actor: Actor): Promise<TranscriptSettingsView> {
@@ -61,7 +63,8 @@ export class TranscriptsService {
   }
 
   async saveSettings(actor: Actor, dto: TranscriptSettingsDto): Promise<TranscriptSettingsView> {
-    await this.transcripts.saveSettings(actor.organizationId, { store: dto.store, retentionDays: dto.retention_days });
+    const settings = { store: dto.store, retentionDays: dto.retention_days };
+    await this.database.oneStatement((tx) => this.transcripts.saveSettings(actor.organizationId, settings, tx));
     return { store: dto.store, retention_days: dto.retention_days };
   }
 

@@ -1,7 +1,7 @@
 import type { TranslatorEventJob } from '@app/contracts';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { type Narrowed, sql } from '../../database/typed-sql';
 import type { IEventsQuery, IEventsResult, IInsertQuery, IRoomExistsQuery } from './translation-stats.repository.types';
 
@@ -39,8 +39,8 @@ export class TranslationStatsRepository {
   constructor(private readonly database: DatabaseClient) {}
 
   /** False when the event key was stored already, or no room has this id and LiveKit name. */
-  async insert(event: NewTranslationEvent, sql: Sql = this.database): Promise<boolean> {
-    return (await sql.rows(INSERT, event)).length > 0;
+  async insert(event: NewTranslationEvent, tx: Tx): Promise<boolean> {
+    return (await tx.rows(INSERT, event)).length > 0;
   }
 
   async roomExists(organizationId: string, roomId: string, sql: Sql = this.database): Promise<boolean> {

@@ -17,7 +17,7 @@ export interface IInsertParams {
 
 /** 'Insert' return type */
 export interface IInsertResult {
-  id: string;
+  id: number;
 }
 
 /** 'Insert' query type */

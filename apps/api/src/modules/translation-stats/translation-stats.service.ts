@@ -6,10 +6,14 @@ import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import type { DirectionStatsView, TranslationStatsView } from './translation-stats.dto';
 import { TranslationStatsRepository, type TranslationEventRow } from './translation-stats.repository';
+import { DatabaseClient } from '../../database/database.client';
 
 @Injectable()
 export class TranslationStatsService {
-  constructor(private readonly stats: TranslationStatsRepository) {}
+  constructor(
+    private readonly stats: TranslationStatsRepository,
+    private readonly database: DatabaseClient,
+  ) {}
 
   /**
    * Stores one translator report once, keyed by its queue job id. A report naming a room that does
@@ -18,18 +22,23 @@ export class TranslationStatsService {
   async record(eventKey: string, event: TranslatorEventJob): Promise<boolean> {
     if (!isUUID(event.roomId)) return false;
     const latency = event.type === 'latency' ? event : null;
-    return this.stats.insert({
-      eventKey,
-      roomId: event.roomId,
-      livekitRoom: event.livekitRoom,
-      type: event.type,
-      occurredAt: event.at,
-      direction: latency?.direction ?? null,
-      p50Ms: latency ? Math.round(latency.p50Ms) : null,
-      p95Ms: latency ? Math.round(latency.p95Ms) : null,
-      samples: latency ? Math.round(latency.samples) : null,
-      audioSeconds: latency?.audioSeconds ?? null,
-    });
+    return this.database.oneStatement((tx) =>
+      this.stats.insert(
+        {
+          eventKey,
+          roomId: event.roomId,
+          livekitRoom: event.livekitRoom,
+          type: event.type,
+          occurredAt: event.at,
+          direction: latency?.direction ?? null,
+          p50Ms: latency ? Math.round(latency.p50Ms) : null,
+          p95Ms: latency ? Math.round(latency.p95Ms) : null,
+          samples: latency ? Math.round(latency.samples) : null,
+          audioSeconds: latency?.audioSeconds ?? null,
+        },
+        tx,
+      ),
+    );
   }
 
   async forRoom(actor: Actor, roomId: string): Promise<TranslationStatsView> {
@@ -50,7 +59,7 @@ export class TranslationStatsService {
             p50Ms: r.p50_ms ?? 0,
             p95Ms: r.p95_ms ?? 0,
             samples: r.samples ?? 0,
-            audioSeconds: Number(r.audio_seconds ?? 0),
+            audioSeconds: r.audio_seconds ?? 0,
           })),
         );
         const [source = '', target = ''] = direction.split('>');

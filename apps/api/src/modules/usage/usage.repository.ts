@@ -65,7 +65,7 @@ export class UsageRepository {
           });
     return rows.map((row) => ({
       atMs: row.at,
-      minutes: Number(row.minutes),
+      minutes: row.minutes,
       sessions: row.sessions,
       participants: row.participants,
     }));

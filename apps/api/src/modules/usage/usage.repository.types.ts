@@ -11,7 +11,7 @@ export interface ISlotsByUtcHourParams {
 /** 'SlotsByUtcHour' return type */
 export interface ISlotsByUtcHourResult {
   at: number;
-  minutes: string;
+  minutes: number;
   participants: number;
   sessions: number;
 }
@@ -34,7 +34,7 @@ export interface ISlotsByLocalBucketParams {
 /** 'SlotsByLocalBucket' return type */
 export interface ISlotsByLocalBucketResult {
   at: number;
-  minutes: string;
+  minutes: number;
   participants: number;
   sessions: number;
 }

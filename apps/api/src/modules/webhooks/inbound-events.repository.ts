@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { type Narrowed, prepared, sql, withNulls } from '../../database/typed-sql';
 import type {
   IInsertQuery,
@@ -93,9 +93,9 @@ export class InboundEventsRepository {
   constructor(private readonly database: DatabaseClient) {}
 
   /** Stores the events in this order; the providers of those that were new (one per event, an event already stored not counted). */
-  async insert(events: ReceivedEvent[], sql: Sql = this.database): Promise<Provider[]> {
+  async insert(events: ReceivedEvent[], tx: Tx): Promise<Provider[]> {
     if (events.length === 0) return [];
-    const rows = await sql.rows<IInsertQuery, InsertedRow>(INSERT_PREPARED, {
+    const rows = await tx.rows<IInsertQuery, InsertedRow>(INSERT_PREPARED, {
       providers: events.map((e) => e.provider),
       eventIds: events.map((e) => e.eventId),
       eventTypes: events.map((e) => e.eventType),
@@ -110,7 +110,7 @@ export class InboundEventsRepository {
    * subjects stored before them (in `tx`, which holds their rows until it ends); their payloads, in
    * the order they were stored.
    */
-  async markProcessed(provider: Provider, eventIds: string[], tx: Sql): Promise<unknown[]> {
+  async markProcessed(provider: Provider, eventIds: string[], tx: Tx): Promise<unknown[]> {
     const rows = await tx.rows(MARK_PROCESSED_PREPARED, { provider, eventIds });
     return rows.map((row) => row.payload);
   }
@@ -125,6 +125,6 @@ export class InboundEventsRepository {
   /** Events stored longer ago than `olderThanMs` and still not applied, oldest first. */
   async unprocessed(olderThanMs: number, limit: number, sql: Sql = this.database): Promise<UnprocessedEvent[]> {
     const rows = await sql.rows<IUnprocessedQuery, UnprocessedRow>(UNPROCESSED, { olderThanSeconds: olderThanMs / 1000, limit });
-    return rows.map((row) => ({ provider: row.provider, eventId: row.event_id, subject: row.subject, seq: Number(row.seq) }));
+    return rows.map((row) => ({ provider: row.provider, eventId: row.event_id, subject: row.subject, seq: row.seq }));
   }
 }

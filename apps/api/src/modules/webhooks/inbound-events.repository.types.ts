@@ -3,8 +3,6 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 
 export type JsonArray = (Json)[];
 
-export type NumberOrString = number | string;
-
 export type stringArray = (string)[];
 
 /** 'Insert' parameters type */
@@ -63,7 +61,7 @@ export interface IUnappliedSubjectsQuery {
 
 /** 'Unprocessed' parameters type */
 export interface IUnprocessedParams {
-  limit: NumberOrString;
+  limit: number;
   olderThanSeconds: number;
 }
 
@@ -71,7 +69,7 @@ export interface IUnprocessedParams {
 export interface IUnprocessedResult {
   event_id: string;
   provider: string;
-  seq: string;
+  seq: number;
   subject: string | null;
 }
 

@@ -5,7 +5,7 @@ import { Coalescer } from '../../common/batching/coalescer';
 import { DurableQueueService, type DurableJob, type DurableSource } from '../../queue/durable-queue.service';
 import { MetricsRegistry } from '../../common/metrics/metrics.registry';
 import { DatabaseClient } from '../../database/database.client';
-import type { Sql } from '../../database/sql';
+import type { Sql, Tx } from '../../database/sql';
 import { isStorableText, withinJsonLimits } from '../../common/json/json-shape';
 import { InboundEventsRepository, type Provider, type ReceivedEvent, type UnprocessedEvent } from './inbound-events.repository';
 
@@ -68,7 +68,8 @@ export class InboundEventsService {
   }
 
   private async storeAll(events: ReceivedEvent[]): Promise<void> {
-    for (const provider of await this.events.insert(events)) this.metrics.inboundEvents.inc({ provider, outcome: 'stored' });
+    for (const provider of await this.database.oneStatement((tx) => this.events.insert(events, tx)))
+      this.metrics.inboundEvents.inc({ provider, outcome: 'stored' });
     // Stored is accepted: if Redis cannot take the job now, the sweep enqueues the events once it is
     // back, so the sender gets its 2xx and does not send them again.
     try {
@@ -91,7 +92,7 @@ export class InboundEventsService {
   }
 
   /** Runs `apply` in a transaction holding the event's row; a processed event is skipped. */
-  async applyOnce(provider: Provider, eventId: string, apply: (tx: Sql, payload: unknown) => Promise<void>): Promise<boolean> {
+  async applyOnce(provider: Provider, eventId: string, apply: (tx: Tx, payload: unknown) => Promise<void>): Promise<boolean> {
     return this.applyEach(provider, [eventId], (tx, payloads) => apply(tx, payloads[0]));
   }
 
@@ -100,7 +101,7 @@ export class InboundEventsService {
    * events of their subjects stored before them, in one transaction that marks them processed (in the
    * order they were stored); returns false when none was left.
    */
-  async applyEach(provider: Provider, eventIds: string[], apply: (tx: Sql, payloads: unknown[]) => Promise<void>): Promise<boolean> {
+  async applyEach(provider: Provider, eventIds: string[], apply: (tx: Tx, payloads: unknown[]) => Promise<void>): Promise<boolean> {
     let applied = 0;
     const done = this.database.transaction(async (tx) => {
       // Marking first takes the rows' locks: a concurrent duplicate waits, then finds them processed.
