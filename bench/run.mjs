@@ -213,7 +213,7 @@ async function main() {
     // the same harness process, so the burst the row times finds neither the API's and worker's code
     // for a burst that size nor the harness's own sender and receivers still being compiled (with a
     // smaller run in a process of its own before it, compiling took 23 % of the machine during the
-    // timed burst; 10 % this way: docs/performance.md, 2026-11-27 night).
+    // timed burst; 10 % this way: docs/performance-history.md, 2026-11-27 night).
     log(
       `measuring customer webhook latency with ${WEBHOOK_RATE} LiveKit events/s offered, after an unmeasured run of ${WEBHOOK_WARMUP_ROOMS} rooms`,
     );

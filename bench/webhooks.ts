@@ -47,7 +47,7 @@ function stage(values: number[]): Stage {
 /**
  * With `warmupRooms`, first an unmeasured run of that many rooms in this process: the burst the row
  * times must not find the bench's own sender and receivers (a new process per row) or the API's and
- * worker's code for a burst that size still being compiled (docs/performance.md, 2026-11-27 night).
+ * worker's code for a burst that size still being compiled (docs/performance-history.md, 2026-11-27 night).
  */
 async function main(o: Options): Promise<void> {
   if (o.warmupRooms > 0) await measure({ ...o, rooms: o.warmupRooms });

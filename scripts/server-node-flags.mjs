@@ -8,6 +8,6 @@
  * with twice the room the processes scavenge less often. It is a ceiling, not an allocation: an idle
  * process stays small. Customer webhook latency at 1,000 events/s, p99 875–1,123 ms against
  * 1,071–1,194 ms without it, p50 491–762 against 700–896, in one alternating sitting
- * (docs/performance.md, issue 28).
+ * (docs/performance-history.md, issue 28).
  */
 export const SERVER_NODE_FLAGS = ['--max-semi-space-size=32'];

@@ -108,7 +108,7 @@ const DUE_ENDPOINTS = sql<IDueEndpointsQuery>`SELECT DISTINCT endpoint_id FROM w
  * A candidate heads its lane when no earlier delivery of that lane is pending: looked up candidate by
  * candidate through the lane index (`OFFSET 0` keeps the planner from turning it into an anti-join,
  * which, on the estimates of a burst of new deliveries, compared every pending delivery of the
- * endpoint with every candidate: 20 ms for 126 pending, docs/performance.md).
+ * endpoint with every candidate: 20 ms for 126 pending, docs/performance-history.md).
  */
 const CLAIM = sql<IClaimQuery>`UPDATE webhook_deliveries d SET locked_until = now() + make_interval(secs => $leaseSeconds!)
     FROM webhook_events ev, webhook_endpoints w

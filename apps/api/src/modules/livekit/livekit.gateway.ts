@@ -123,7 +123,7 @@ export class LiveKitGateway {
    * SDK's WebhookReceiver.receive and TokenVerifier (a token signed with our secret, issued by our
    * key, with an `exp`, 10 s of clock tolerance; its `sha256` claim the body's), with the key made
    * once and the body hashed by node:crypto: the SDK imports the key and hashes through WebCrypto for
-   * every event (docs/performance.md, issue 28). Reading the body is the caller's.
+   * every event (docs/performance-history.md, issue 28). Reading the body is the caller's.
    */
   async verifyWebhook(rawBody: string, authorization: string | undefined): Promise<boolean> {
     if (!authorization) return false;

@@ -149,7 +149,7 @@ const MOVE_ENDS_EARLIER = sql<IMoveEndsEarlierQuery>`WITH locked AS (
 /**
  * Room by room through the open connections' index (`OFFSET 0` keeps the lookup from being
  * flattened into a join, which, on the estimates of a burst, hashed every open connection of every
- * room for each batch: 9 ms for 50 rooms among 4,900 open connections, docs/performance.md).
+ * room for each batch: 9 ms for 50 rooms among 4,900 open connections, docs/performance-history.md).
  */
 const CONNECTED_LANGUAGES = sql<IConnectedLanguagesQuery>`SELECT r.id AS "room_id!", array_agg(DISTINCT l ORDER BY l) AS "languages!"
   FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[]) AS r(organization_id, id)

@@ -17,7 +17,7 @@ import { RoomSettlementService } from './room-settlement.service';
  * One batch runs at a time in a process (more processes apply beside it, each room's lock keeping
  * their batches apart): every batch of an organization ends on its hot rows (hot-row-keys.ts), so two
  * batches at once queued there, and one at a time makes batches twice as large, with a quarter less
- * PostgreSQL CPU per event and fewer statements per event (docs/performance.md, 2026-11-27 evening).
+ * PostgreSQL CPU per event and fewer statements per event (docs/performance-history.md, 2026-11-27 evening).
  */
 @Injectable()
 export class LiveKitEventsWorker implements OnModuleInit {

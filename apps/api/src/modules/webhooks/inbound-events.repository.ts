@@ -46,7 +46,7 @@ const INSERT = sql<IInsertQuery>`INSERT INTO inbound_events (provider, event_id,
  * duplicate waits, then finds them processed.
  *
  * Every step is a lookup whatever the planner estimates (its statistics lag a burst of new events,
- * and a plan that scans the unapplied events grows with the backlog, docs/performance.md): the
+ * and a plan that scans the unapplied events grows with the backlog, docs/performance-history.md): the
  * given events by their key, id by id; their earlier events subject by subject, through the index's
  * subject and seq (joined as one, the planner scanned every unapplied event once per subject: 38 ms
  * and 100,000 buffers for a batch of 100 behind 1,000 unapplied events); `OFFSET 0` keeps it from

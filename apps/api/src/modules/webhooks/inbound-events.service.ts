@@ -43,7 +43,7 @@ export class InboundEventsService {
    * One insert (and one job) at a time: the deliveries that arrive meanwhile form the next, so at
    * 1,000 events/s an insert and a job carry ~10 events instead of ~5 (two at a time), and the
    * statements, Redis commands and jobs per event halve for the API, PostgreSQL and the worker
-   * (docs/performance.md, issue 28).
+   * (docs/performance-history.md, issue 28).
    */
   private readonly storing = new Coalescer<ReceivedEvent>((events) => this.storeAll(events), { maxBatch: 200, parallel: 1 });
   private readonly source: DurableSource;
