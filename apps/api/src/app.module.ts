@@ -33,9 +33,10 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        // Before the queue workers: stopped after them, so a job finishing at shutdown still has the pool.
+        DatabaseModule.forRoot(config, config.timeouts),
         TypeOrmModule.forRoot(dataSourceOptions(config, config.timeouts)),
         QueueModule,
-        DatabaseModule,
         MetricsModule,
         IdempotencyModule,
         CustomerEventsModule,

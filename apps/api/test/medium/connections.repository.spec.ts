@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { ConnectionsRepository, type NewConnection } from '../../src/modules/metering/connections.repository';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * ConnectionsRepository on the real database, without the application: a participant's connection
@@ -16,7 +16,7 @@ describe('ConnectionsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    connections = new ConnectionsRepository(new DatabaseClient(db));
+    connections = new ConnectionsRepository(new DatabaseClient(mediumPool(db)));
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, db);

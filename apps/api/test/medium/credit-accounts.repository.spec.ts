@@ -10,7 +10,7 @@ import { CustomerEventsPublisher } from '../../src/modules/customer-webhooks/cus
 import { WebhookDeliveriesRepository } from '../../src/modules/customer-webhooks/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
 import { MediumRows } from '../support/medium-rows';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The credit account aggregate (balance row + ledger lines) on the real database, without the
@@ -34,7 +34,7 @@ describe('CreditAccountsRepository', () => {
       statements?.push(typeof statement === 'string' ? statement : statement.text);
       return query.apply(this, args);
     } as never);
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     accounts = new CreditAccountsRepository(database);
     rows = new MediumRows(db);
   });

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { GlossariesRepository } from '../../src/modules/glossaries/glossaries.repository';
 import { withTermKeys } from '../../src/modules/glossaries/glossary-entry-input';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 import { MediumRows } from '../support/medium-rows';
 
 const entry = glossaryEntry;
@@ -18,7 +18,7 @@ describe('GlossariesRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     glossaries = new GlossariesRepository(database);
     rows = new MediumRows(db);
   });

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { IdempotencyRepository, type KeyLifetime } from '../../src/modules/idempotency/idempotency.repository';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 const LIFETIME: KeyLifetime = { lifetimeHours: 24, abandonedAfterSeconds: 120 };
 const ANSWER = { statusCode: 201, contentType: 'application/json; charset=utf-8', body: '{"id":"x"}' };
@@ -14,7 +14,7 @@ describe('IdempotencyRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    keys = new IdempotencyRepository(new DatabaseClient(dataSource));
+    keys = new IdempotencyRepository(new DatabaseClient(mediumPool(dataSource)));
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, dataSource);

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /** Organizations and their users on the real database, without the application. */
 describe('OrganizationsRepository', () => {
@@ -12,7 +12,7 @@ describe('OrganizationsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new DatabaseClient(dataSource);
+    database = new DatabaseClient(mediumPool(dataSource));
     organizations = new OrganizationsRepository(database);
   });
   afterAll(async () => {

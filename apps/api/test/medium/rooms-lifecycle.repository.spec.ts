@@ -3,7 +3,7 @@ import { DatabaseClient } from '../../src/database/database.client';
 import { RoomTokensRepository } from '../../src/modules/rooms/room-tokens.repository';
 import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The lifecycle statements of RoomsRepository (those LiveKit events and ending a room run) on the
@@ -20,7 +20,7 @@ describe('RoomsRepository, lifecycle', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     rooms = new RoomsRepository(database);
     tokens = new RoomTokensRepository(database);
   });

@@ -5,7 +5,7 @@ import { RoomTokensRepository } from '../../src/modules/rooms/room-tokens.reposi
 import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { TranscriptsRepository, type SegmentRecord } from '../../src/modules/transcripts/transcripts.repository';
 import { MediumRows } from '../support/medium-rows';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * TranscriptsRepository on the real database, without the application: a segment is stored once
@@ -22,7 +22,7 @@ describe('TranscriptsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     transcripts = new TranscriptsRepository(database);
     rows = new MediumRows(db);
   });

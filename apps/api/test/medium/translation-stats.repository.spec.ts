@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { TranslationStatsRepository, type NewTranslationEvent } from '../../src/modules/translation-stats/translation-stats.repository';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /** The translator's reports on the real database, without the application: stored once, for the room they name, read per organization. */
 describe('TranslationStatsRepository', () => {
@@ -12,7 +12,7 @@ describe('TranslationStatsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    stats = new TranslationStatsRepository(new DatabaseClient(dataSource));
+    stats = new TranslationStatsRepository(new DatabaseClient(mediumPool(dataSource)));
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, dataSource);

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { UsageRollupsRepository } from '../../src/modules/metering/usage-rollups.repository';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * UsageRollupsRepository on the real database, without the application: writes to a slot add up,
@@ -17,7 +17,7 @@ describe('UsageRollupsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     rollups = new UsageRollupsRepository(database);
   });
   afterAll(async () => {

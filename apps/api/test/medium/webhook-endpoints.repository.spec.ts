@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { CUSTOMER_EVENT_TYPES } from '../../src/modules/customer-webhooks/event-types';
 import { WebhookEndpointsRepository, type NewWebhookEndpoint } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /** `webhook_endpoints` on the real database: each organization sees and deletes only its own, newest first. */
 describe('WebhookEndpointsRepository', () => {
@@ -13,7 +13,7 @@ describe('WebhookEndpointsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     endpoints = new WebhookEndpointsRepository(database);
   });
   afterAll(async () => {
