@@ -90,6 +90,13 @@ function answerTo(error: unknown, request: Request): Answer | null {
   return answerFor(error);
 }
 
+const INTERNAL_ERROR: Answer = { status: 500, body: { detail: 'Internal server error.' } };
+
+/** What the filter answers for `error` on `request`: status, body (sent as JSON) and headers. */
+export function errorAnswer(error: unknown, request: Request): Answer {
+  return answerTo(error, request) ?? INTERNAL_ERROR;
+}
+
 /** An idempotent request's first answer again, byte for byte. */
 function replay(response: Response, answer: ReplayedAnswer): void {
   if (answer.contentType) response.setHeader('Content-Type', answer.contentType);
@@ -110,7 +117,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     let answer = answerTo(error, request);
     if (!answer) {
       this.logger.error({ err: error, path: loggableUrl(request.path), requestId: request.id }, 'Unhandled error');
-      answer = { status: 500, body: { detail: 'Internal server error.' } };
+      answer = INTERNAL_ERROR;
     } else if (answer.status >= 500) {
       const cause = dependencyFailure(error)?.cause;
       this.logger.warn(

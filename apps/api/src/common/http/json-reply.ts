@@ -1,6 +1,9 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Response } from 'express';
 
+/** The media type of every JSON answer, as `res.json` sets it. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /** Statuses whose answers carry no body, which express's `res.send` strips: left to it. */
 const BODILESS = new Set([204, 304]);
 
@@ -28,7 +31,7 @@ export class JsonReplyAdapter extends ExpressAdapter {
     }
     if (statusCode) response.statusCode = statusCode;
     const json = JSON.stringify(body);
-    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    response.setHeader('Content-Type', JSON_CONTENT_TYPE);
     response.setHeader('Content-Length', Buffer.byteLength(json));
     response.end(json);
     return response;
