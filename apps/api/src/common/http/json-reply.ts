@@ -12,7 +12,8 @@ const BODILESS = new Set([204, 304]);
  * `res.json` produces (no replacer, spaces or escaping are configured; `application/json;
  * charset=utf-8`, Content-Length), without express's per-answer setting lookups, content-type
  * parsing and freshness check. Anything else (no body, strings, streams, conditional requests,
- * bodiless statuses, a Content-Type already set) goes through express as before.
+ * bodiless statuses, a Content-Type already set) goes through express as before. Nest's public
+ * adapter API (docs/decisions.md, "The request path"): `reply` is how Nest writes a handler's value.
  */
 export class JsonReplyAdapter extends ExpressAdapter {
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
