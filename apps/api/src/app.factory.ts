@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { DiscoveryService, NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
@@ -8,7 +8,8 @@ import { InputValidationPipe } from './common/validation/input-validation.pipe';
 import type { AppConfig } from './config/app-config';
 import type { Server } from 'node:http';
 import type { DestinationStream } from 'pino';
-import { mountOpenApi } from './openapi';
+import { mountOpenApi, OPENAPI_ROUTES } from './openapi';
+import { ServedRoutes } from './common/errors/route-not-found';
 import { MetricsRegistry } from './common/metrics/metrics.registry';
 import { readBodies } from './common/http/body-parsers';
 import { allowBrowsers } from './common/http/browser-access';
@@ -33,7 +34,7 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
   app.disable('x-powered-by');
   app.set('etag', false);
   app.useGlobalPipes(new InputValidationPipe());
-  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalFilters(new AllExceptionsFilter(ServedRoutes.of(app.get(DiscoveryService), config.http.docsEnabled ? OPENAPI_ROUTES : [])));
   app.enableShutdownHooks();
   if (config.http.docsEnabled) mountOpenApi(app);
   return app;

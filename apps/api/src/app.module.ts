@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -33,9 +34,11 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        DiscoveryModule, // the controllers' routes, for the 405 of the exception filter (app.factory.ts)
+        // Before the queue workers: stopped after them, so a job finishing at shutdown still has the pool.
+        DatabaseModule.forRoot(config, config.timeouts),
         TypeOrmModule.forRoot(dataSourceOptions(config, config.timeouts)),
         QueueModule,
-        DatabaseModule,
         MetricsModule,
         IdempotencyModule,
         CustomerEventsModule,

@@ -11,6 +11,7 @@ const ROLES = [
   'Gateway',
   'Guard',
   'Pipe',
+  'Interceptor',
   'Authenticator',
   'Publisher',
   'Scheduler',

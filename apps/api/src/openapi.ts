@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { addCommonErrors, ErrorBody, ValidationErrorBody } from './common/openapi/error-responses';
 import { SCHEMA_EXAMPLES } from './common/openapi/examples';
+import type { ServedRoute } from './common/errors/route-not-found';
 
 const DESCRIPTION = `Live speech-translation rooms as an API.
 
@@ -92,6 +93,20 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
   return finishDocument(document);
 }
+
+/**
+ * The routes `mountOpenApi` adds beside the controllers (those `SwaggerModule.setup` registers), all
+ * GET: Swagger UI's page (also as `index.html`), its start script and licence, and the document (its
+ * assets are static files, not routes).
+ */
+export const OPENAPI_ROUTES: readonly ServedRoute[] = [
+  '/docs',
+  '/docs/index.html',
+  '/docs/LICENSE',
+  '/docs/swagger-ui-init.js',
+  '/docs/docs/swagger-ui-init.js', // SwaggerModule.setup serves the script under its path's last segment too
+  '/openapi.json',
+].map((path) => ({ method: 'GET', path }));
 
 /** Serves the document at /openapi.json and Swagger UI at /docs. */
 export function mountOpenApi(app: INestApplication): void {

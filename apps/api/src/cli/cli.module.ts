@@ -18,8 +18,8 @@ export class CliModule {
       module: CliModule,
       imports: [
         ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(config),
         TypeOrmModule.forRoot(dataSourceOptions(config)),
-        DatabaseModule,
         IdempotencyModule,
         CustomerEventsModule,
         ApiKeysModule,

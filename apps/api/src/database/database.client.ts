@@ -1,7 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import type { Pool, PoolClient, QueryConfig, QueryResult } from 'pg';
-import { DataSource } from 'typeorm';
-import { poolOf } from './pool';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Pool, type PoolClient, type QueryConfig, type QueryResult } from 'pg';
+import { isUnanswered } from './pool';
 import { IN_TRANSACTION, type Sql, type Tx } from './sql';
 import { type ParamsOf, type QueryTypes, type TypedStatement, unmarked, valuesOf } from './typed-sql';
 
@@ -25,19 +24,44 @@ class Statements implements Sql {
     statement: TypedStatement<Q>,
     ...params: ParamsOf<Q>
   ): Promise<R[]> {
-    const result: QueryResult = await this.on.query(config(statement, params[0]));
+    const result = await this.run(config(statement, params[0]));
     return unmarked<R>(statement, result.rows);
   }
 
   async count<Q extends QueryTypes>(statement: TypedStatement<Q>, ...params: ParamsOf<Q>): Promise<number> {
-    const result = await this.on.query(config(statement, params[0]));
+    const result = await this.run(config(statement, params[0]));
     return result.rowCount ?? 0;
+  }
+
+  /**
+   * On the pool, a statement the server did not answer in time (`isUnanswered`) drops its connection
+   * by itself: `pool.query` releases the client with the error, and pg ends a client whose statement
+   * is still running by destroying its socket.
+   */
+  protected run(query: QueryConfig): Promise<QueryResult> {
+    return this.on.query(query);
   }
 }
 
-/** One open transaction: every statement run through it runs on its connection, inside it. */
+/**
+ * One open transaction: every statement run through it runs on its connection, inside it. Once one
+ * statement went unanswered (the server frozen or cut off), its connection still waits for that
+ * answer and would queue every later statement behind it, each waiting out its own timeout: they fail
+ * at once instead, and `transaction()` drops the connection without trying a ROLLBACK on it.
+ */
 export class Transaction extends Statements implements Tx {
   readonly [IN_TRANSACTION] = true as const;
+  unanswered: Error | undefined;
+
+  protected override async run(query: QueryConfig): Promise<QueryResult> {
+    if (this.unanswered) throw this.unanswered;
+    try {
+      return await super.run(query);
+    } catch (error) {
+      if (isUnanswered(error)) this.unanswered ??= error as Error;
+      throw error;
+    }
+  }
 }
 
 /** A `Tx` of one statement on the pool (a statement is a transaction of its own); a second one throws. */
@@ -66,17 +90,18 @@ class OneStatement extends Statements implements Tx {
 
 /**
  * The one way to reach PostgreSQL at run time (docs/decisions.md "Layers"): statements on the pool,
- * and `transaction`, the only place that opens, commits and rolls back a transaction. TypeORM
- * holds the pool and runs the migrations; statements go to node-postgres directly.
+ * and `transaction`, the only place that opens, commits and rolls back a transaction. The pool is
+ * node-postgres's own, made by `DatabaseModule` (`createPool`) and ended here when the application
+ * stops; TypeORM only runs the migrations.
  */
 @Injectable()
-export class DatabaseClient extends Statements {
-  private readonly pool: Pool;
-
-  constructor(dataSource: DataSource) {
-    const pool = poolOf(dataSource);
+export class DatabaseClient extends Statements implements OnApplicationShutdown {
+  constructor(private readonly pool: Pool) {
     super(pool);
-    this.pool = pool;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end();
   }
 
   /** Resolves when the server answers a statement (the readiness check). */
@@ -104,6 +129,7 @@ export class DatabaseClient extends Statements {
    */
   async transaction<T>(work: (tx: Transaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const client = await this.pool.connect();
+    const tx = new Transaction(client);
     let lost: Error | undefined;
     const onError = (error: Error): void => {
       lost ??= error;
@@ -114,10 +140,12 @@ export class DatabaseClient extends Statements {
       await client.query(
         `BEGIN ISOLATION LEVEL ${(options.isolation ?? 'read committed').toUpperCase()}${options.readOnly ? ' READ ONLY' : ''}`,
       );
-      const result = await work(new Transaction(client));
+      const result = await work(tx);
       await client.query('COMMIT');
       return result;
     } catch (error) {
+      // A statement left unanswered (BEGIN and COMMIT included) leaves no connection to roll back on.
+      lost ??= tx.unanswered ?? (isUnanswered(error) ? (error as Error) : undefined);
       if (!lost) {
         await client.query('ROLLBACK').catch((rollbackError: Error) => {
           broken = rollbackError;
@@ -125,7 +153,8 @@ export class DatabaseClient extends Statements {
       }
       throw error;
     } finally {
-      // The pool listens again from release on: no moment without a listener.
+      // The pool listens again from release on: no moment without a listener. Released with an
+      // error, the connection is ended (its socket destroyed when a statement is still running).
       client.release(lost ?? broken);
       client.removeListener('error', onError);
     }

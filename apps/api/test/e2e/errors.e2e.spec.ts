@@ -34,6 +34,13 @@ describe('error model', () => {
     }
   });
 
+  it('answers 405 on the documentation routes, served beside the controllers', async () => {
+    for (const path of ['/openapi.json', '/docs']) {
+      const res = await t.http().post(path);
+      expect({ status: res.status, allow: res.headers.allow }).toEqual({ status: 405, allow: 'GET, HEAD' });
+    }
+  });
+
   it('answers an unknown route without credentials with 404 too', async () => {
     const res = await t.http().post('/nope');
     expect(res.status).toBe(404);

@@ -4,7 +4,7 @@ import { DatabaseClient } from '../../src/database/database.client';
 import { ApiKeysRepository, type NewApiKey } from '../../src/modules/api-keys/api-keys.repository';
 import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository';
 import { autocommit } from '../support/autocommit';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /** API keys on the real database, without the application: each organization sees and revokes its own keys only. */
 describe('ApiKeysRepository', () => {
@@ -16,7 +16,7 @@ describe('ApiKeysRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new DatabaseClient(dataSource);
+    database = new DatabaseClient(mediumPool(dataSource));
     keys = new ApiKeysRepository(database);
     organizations = new OrganizationsRepository(database);
   });

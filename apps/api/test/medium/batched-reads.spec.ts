@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { OrganizationVersions } from '../../src/common/caching/organization-versions.repository';
 import { DatabaseClient } from '../../src/database/database.client';
-import { poolOf } from '../../src/database/pool';
 import { CreditAccountsRepository } from '../../src/modules/billing/credit-accounts.repository';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The per-request reads that are batched (balances, cache versions) on the real database, without
@@ -17,7 +16,7 @@ describe('reads batched per organization', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    const pool = poolOf(db);
+    const pool = mediumPool(db);
     const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
     (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       statements++;
@@ -39,7 +38,7 @@ describe('reads batched per organization', () => {
       `INSERT INTO credit_accounts (organization_id, balance_cents, currency, low_balance_cents) VALUES ($1, 100, 'usd', 50), ($2, 200, 'usd', NULL)`,
       [a, b],
     );
-    const accounts = new CreditAccountsRepository(new DatabaseClient(db));
+    const accounts = new CreditAccountsRepository(new DatabaseClient(mediumPool(db)));
     statements = 0;
     const read = await Promise.all([a, b, none, a, b].map((id) => accounts.readAccount(id)));
     expect(read).toEqual([
@@ -56,7 +55,7 @@ describe('reads batched per organization', () => {
 
   it('versions: "0" before an organization\'s first change, its counter after, per organization', async () => {
     const [a, b] = [await newOrganization(), await newOrganization()];
-    const versions = new OrganizationVersions(new DatabaseClient(db), 'usage_versions');
+    const versions = new OrganizationVersions(new DatabaseClient(mediumPool(db)), 'usage_versions');
     expect(await Promise.all([versions.read(a), versions.read(b)])).toEqual(['0', '0']);
     await db.query(`INSERT INTO usage_versions (organization_id, version) VALUES ($1, 7)`, [a]);
     statements = 0;

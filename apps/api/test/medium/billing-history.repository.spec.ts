@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { BillingHistoryRepository } from '../../src/modules/billing/billing-history.repository';
 import { MediumRows } from '../support/medium-rows';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The reads behind GET /v1/billing/history on the real database, without the application: credit
@@ -17,7 +17,7 @@ describe('BillingHistoryRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    history = new BillingHistoryRepository(new DatabaseClient(db));
+    history = new BillingHistoryRepository(new DatabaseClient(mediumPool(db)));
     rows = new MediumRows(db);
   });
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { DatabaseClient } from '../../src/database/database.client';
 import { ConnectionsRepository, type NewConnection } from '../../src/modules/metering/connections.repository';
 import { autocommit } from '../support/autocommit';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * ConnectionsRepository on the real database, without the application: a participant's connection
@@ -19,7 +19,7 @@ describe('ConnectionsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     connections = new ConnectionsRepository(database);
   });
   afterAll(async () => {

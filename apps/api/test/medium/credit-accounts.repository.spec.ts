@@ -11,7 +11,7 @@ import { WebhookDeliveriesRepository } from '../../src/modules/customer-webhooks
 import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
 import { autocommit } from '../support/autocommit';
 import { MediumRows } from '../support/medium-rows';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The credit account aggregate (balance row + ledger lines) on the real database, without the
@@ -35,7 +35,7 @@ describe('CreditAccountsRepository', () => {
       statements?.push(typeof statement === 'string' ? statement : statement.text);
       return query.apply(this, args);
     } as never);
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     accounts = new CreditAccountsRepository(database);
     rows = new MediumRows(db);
   });

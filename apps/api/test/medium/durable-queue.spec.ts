@@ -19,7 +19,7 @@ import { PeriodicJobsScheduler } from '../../src/queue/periodic-jobs.scheduler';
 import { QueueRegistry } from '../../src/queue/queue.registry';
 import { autocommit } from '../support/autocommit';
 import { deleteKeysOf, testQueuePrefix } from '../support/redis-keys';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 const until = async (condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs;
@@ -50,7 +50,7 @@ describe('the durable queue', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     config = loadConfig({
       ...process.env,
       NODE_ENV: 'test',

@@ -4,7 +4,7 @@ import { DatabaseClient } from '../../src/database/database.client';
 import { GlossariesRepository } from '../../src/modules/glossaries/glossaries.repository';
 import { withTermKeys } from '../../src/modules/glossaries/glossary-entry-input';
 import { autocommit } from '../support/autocommit';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 import { MediumRows } from '../support/medium-rows';
 
 const entry = glossaryEntry;
@@ -19,7 +19,7 @@ describe('GlossariesRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     glossaries = new GlossariesRepository(database);
     rows = new MediumRows(db);
   });

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { IdempotencyRepository, type KeyLifetime } from '../../src/modules/idempotency/idempotency.repository';
 import { autocommit } from '../support/autocommit';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 const LIFETIME: KeyLifetime = { lifetimeHours: 24, abandonedAfterSeconds: 120 };
 const ANSWER = { statusCode: 201, contentType: 'application/json; charset=utf-8', body: '{"id":"x"}' };
@@ -16,7 +16,7 @@ describe('IdempotencyRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new DatabaseClient(dataSource);
+    database = new DatabaseClient(mediumPool(dataSource));
     keys = new IdempotencyRepository(database);
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { InboundEventsRepository, type ReceivedEvent } from '../../src/modules/webhooks/inbound-events.repository';
 import { autocommit } from '../support/autocommit';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /** `inbound_events` on the real database: stored once by id, applied once, found again when left unapplied. */
 describe('InboundEventsRepository', () => {
@@ -13,7 +13,7 @@ describe('InboundEventsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     events = new InboundEventsRepository(database);
   });
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { InvitesRepository } from '../../src/modules/invites/invites.repository';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /** Invite links on the real database: stored, previewed, spent and revoked, each within its organization. */
 describe('InvitesRepository', () => {
@@ -15,7 +15,7 @@ describe('InvitesRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new DatabaseClient(dataSource);
+    database = new DatabaseClient(mediumPool(dataSource));
     invites = new InvitesRepository(database);
   });
   afterAll(async () => {

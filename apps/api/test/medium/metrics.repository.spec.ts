@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { MetricsRepository } from '../../src/modules/metrics/metrics.repository';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /** The operator's gauges on the real database, without the application: counted across every organization. */
 describe('MetricsRepository', () => {
@@ -12,7 +12,7 @@ describe('MetricsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    reads = new MetricsRepository(new DatabaseClient(dataSource));
+    reads = new MetricsRepository(new DatabaseClient(mediumPool(dataSource)));
   });
   afterAll(async () => {
     await closeMediumDatabase(databaseUrl, dataSource);

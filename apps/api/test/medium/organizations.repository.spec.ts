@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { OrganizationsRepository } from '../../src/modules/organizations/organizations.repository';
 import { autocommit } from '../support/autocommit';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /** Organizations and their users on the real database, without the application. */
 describe('OrganizationsRepository', () => {
@@ -13,7 +13,7 @@ describe('OrganizationsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new DatabaseClient(dataSource);
+    database = new DatabaseClient(mediumPool(dataSource));
     organizations = new OrganizationsRepository(database);
   });
   afterAll(async () => {

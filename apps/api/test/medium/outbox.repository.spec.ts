@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { OutboxRepository, type OutboxJob } from '../../src/queue/outbox.repository';
 import { autocommit } from '../support/autocommit';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /** `outbox_jobs` on the real database: jobs written with their transaction, read back oldest first, marked once enqueued. */
 describe('OutboxRepository', () => {
@@ -14,7 +14,7 @@ describe('OutboxRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     outbox = new OutboxRepository(database);
   });
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { RoomTokensRepository } from '../../src/modules/rooms/room-tokens.reposi
 import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { autocommit } from '../support/autocommit';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The lifecycle statements of RoomsRepository (those LiveKit events and ending a room run) on the
@@ -21,7 +21,7 @@ describe('RoomsRepository, lifecycle', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     rooms = new RoomsRepository(database);
     tokens = new RoomTokensRepository(database);
   });

@@ -5,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { RoomTokensRepository } from '../../src/modules/rooms/room-tokens.repository';
 import { RoomsRepository, type NewRoom } from '../../src/modules/rooms/rooms.repository';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /** Rooms, their join tokens and held languages on the real database, each read scoped to its organization. */
 describe('RoomsRepository', () => {
@@ -17,7 +17,7 @@ describe('RoomsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new DatabaseClient(dataSource);
+    database = new DatabaseClient(mediumPool(dataSource));
     rooms = new RoomsRepository(database);
     tokens = new RoomTokensRepository(database);
   });

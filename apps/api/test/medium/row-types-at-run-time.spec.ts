@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 import { MediumRows } from '../support/medium-rows';
 import { rawRows } from '../support/raw-statements';
 
@@ -191,7 +191,7 @@ describe('generated row types at run time', () => {
 
   beforeAll(async () => {
     ({ url, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     await insertOneRowEach(db);
   });
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { SQL_FUNCTIONS } from '../../src/database/functions/sql-functions';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The admission rule is written twice on purpose: in libs/domain (admitToken, for the exclusive
@@ -101,7 +101,7 @@ describe('token admission: the rule of libs/domain and the SQL functions agree',
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new DatabaseClient(dataSource);
+    database = new DatabaseClient(mediumPool(dataSource));
     [{ id: organizationId }] = await rawRows<{ id: string }>(
       database,
       `INSERT INTO organizations (name) VALUES ('admission') RETURNING id`,

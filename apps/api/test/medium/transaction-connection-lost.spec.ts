@@ -1,8 +1,7 @@
 import { rawCount, rawRows } from '../support/raw-statements';
 import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
-import { poolOf } from '../../src/database/pool';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -18,7 +17,7 @@ describe('DatabaseClient.transaction on a connection the server ends', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new DatabaseClient(dataSource);
+    database = new DatabaseClient(mediumPool(dataSource));
     await rawCount(database, `CREATE TABLE lost_probe (n int NOT NULL)`);
   });
   afterAll(async () => {
@@ -40,7 +39,7 @@ describe('DatabaseClient.transaction on a connection the server ends', () => {
     expect(await rawRows(database, `SELECT n FROM lost_probe`)).toEqual([{ n: 0 }]);
     await rawCount(database, `DELETE FROM lost_probe`);
     // No client of the pool is left broken or checked out.
-    const pool = poolOf(dataSource);
+    const pool = mediumPool(dataSource);
     expect(pool.totalCount - pool.idleCount).toBe(0);
   }
 

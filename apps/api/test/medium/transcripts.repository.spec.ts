@@ -6,7 +6,7 @@ import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
 import { TranscriptsRepository, type SegmentRecord } from '../../src/modules/transcripts/transcripts.repository';
 import { autocommit } from '../support/autocommit';
 import { MediumRows } from '../support/medium-rows';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * TranscriptsRepository on the real database, without the application: a segment is stored once
@@ -23,7 +23,7 @@ describe('TranscriptsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     transcripts = new TranscriptsRepository(database);
     rows = new MediumRows(db);
   });

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { TranslationStatsRepository, type NewTranslationEvent } from '../../src/modules/translation-stats/translation-stats.repository';
 import { autocommit } from '../support/autocommit';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /** The translator's reports on the real database, without the application: stored once, for the room they name, read per organization. */
 describe('TranslationStatsRepository', () => {
@@ -14,7 +14,7 @@ describe('TranslationStatsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource } = await openMediumDatabase());
-    database = new DatabaseClient(dataSource);
+    database = new DatabaseClient(mediumPool(dataSource));
     stats = new TranslationStatsRepository(database);
   });
   afterAll(async () => {

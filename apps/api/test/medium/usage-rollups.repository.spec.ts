@@ -3,7 +3,7 @@ import { DatabaseClient } from '../../src/database/database.client';
 import { UsageRollupsRepository } from '../../src/modules/metering/usage-rollups.repository';
 import { autocommit } from '../support/autocommit';
 import { insertOrganization, insertRoom } from '../support/metering-fixtures';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * UsageRollupsRepository on the real database, without the application: writes to a slot add up,
@@ -18,7 +18,7 @@ describe('UsageRollupsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     rollups = new UsageRollupsRepository(database);
   });
   afterAll(async () => {

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DatabaseClient } from '../../src/database/database.client';
 import { UsageRepository } from '../../src/modules/usage/usage.repository';
 import { MediumRows } from '../support/medium-rows';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * The usage overview's reads on the real database, without the application: the rollup summed per
@@ -17,7 +17,7 @@ describe('UsageRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    usage = new UsageRepository(new DatabaseClient(db));
+    usage = new UsageRepository(new DatabaseClient(mediumPool(db)));
     rows = new MediumRows(db);
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { DatabaseClient } from '../../src/database/database.client';
 import { WebhookDeliveriesRepository, type NewEvent } from '../../src/modules/customer-webhooks/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
 import { autocommit } from '../support/autocommit';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /**
  * `webhook_events` and `webhook_deliveries` on the real database: the outbox written with a change,
@@ -19,7 +19,7 @@ describe('WebhookDeliveriesRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     deliveries = new WebhookDeliveriesRepository(database);
     endpoints = new WebhookEndpointsRepository(database);
   });

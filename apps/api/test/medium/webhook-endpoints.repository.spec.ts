@@ -3,7 +3,7 @@ import { DatabaseClient } from '../../src/database/database.client';
 import { CUSTOMER_EVENT_TYPES } from '../../src/modules/customer-webhooks/event-types';
 import { WebhookEndpointsRepository, type NewWebhookEndpoint } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
 import { autocommit } from '../support/autocommit';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 
 /** `webhook_endpoints` on the real database: each organization sees and deletes only its own, newest first. */
 describe('WebhookEndpointsRepository', () => {
@@ -14,7 +14,7 @@ describe('WebhookEndpointsRepository', () => {
 
   beforeAll(async () => {
     ({ url: databaseUrl, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
     endpoints = new WebhookEndpointsRepository(database);
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { DatabaseClient } from '../../src/database/database.client';
 import { CreditAccountsRepository } from '../../src/modules/billing/credit-accounts.repository';
 import { ConnectionsRepository } from '../../src/modules/metering/connections.repository';
 import { RoomsRepository } from '../../src/modules/rooms/rooms.repository';
-import { closeMediumDatabase, openMediumDatabase } from '../support/medium-database';
+import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
 import { MediumRows } from '../support/medium-rows';
 import { rawRows } from '../support/raw-statements';
 
@@ -20,7 +20,7 @@ describe('writers take their transaction', () => {
 
   beforeAll(async () => {
     ({ url, dataSource: db } = await openMediumDatabase());
-    database = new DatabaseClient(db);
+    database = new DatabaseClient(mediumPool(db));
   });
   afterAll(async () => closeMediumDatabase(url, db));
 

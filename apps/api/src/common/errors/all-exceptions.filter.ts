@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { ApiError, INVITE_NOT_FOUND } from './api-error';
 import { DOMAIN_ERROR_STATUS } from './error-status';
 import { everyInputIssue } from '../validation/route-inputs';
-import { NO_ENDPOINT, isUnmatchedRoute, unmatchedRouteAnswer } from './route-not-found';
+import { NO_ENDPOINT, ServedRoutes, isUnmatchedRoute, unmatchedRouteAnswer } from './route-not-found';
 import { dependencyFailure } from './service-unavailable';
 import { RequestValidationError, type ValidationIssue } from './validation-error';
 import { echoPrefix } from '../json/json-shape';
@@ -80,7 +80,6 @@ function undecodablePath(error: unknown, path: string): Answer | null {
 function answerTo(error: unknown, request: Request): Answer | null {
   const undecodable = undecodablePath(error, request.path);
   if (undecodable) return undecodable;
-  if (isUnmatchedRoute(error, request)) return unmatchedRouteAnswer(request);
   if (error instanceof RequestValidationError && !error.complete) {
     // Nest stops at the first input that fails: the request is validated again as a whole, so the
     // 422 names every violated field of the path, the query and the body.
@@ -88,6 +87,13 @@ function answerTo(error: unknown, request: Request): Answer | null {
     return unprocessable(issues && issues.length > 0 ? issues : error.issues);
   }
   return answerFor(error);
+}
+
+const INTERNAL_ERROR: Answer = { status: 500, body: { detail: 'Internal server error.' } };
+
+/** What the filter answers for `error` on `request`: status, body (sent as JSON) and headers. */
+export function errorAnswer(error: unknown, request: Request): Answer {
+  return answerTo(error, request) ?? INTERNAL_ERROR;
 }
 
 /** An idempotent request's first answer again, byte for byte. */
@@ -102,15 +108,18 @@ function replay(response: Response, answer: ReplayedAnswer): void {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  /** `routes`: what the application serves, for the 405 of a path asked with another method. */
+  constructor(private readonly routes = new ServedRoutes([])) {}
+
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
     if (error instanceof ReplayedAnswer) return replay(response, error);
-    let answer = answerTo(error, request);
+    let answer = isUnmatchedRoute(error, request) ? unmatchedRouteAnswer(request, this.routes) : answerTo(error, request);
     if (!answer) {
       this.logger.error({ err: error, path: loggableUrl(request.path), requestId: request.id }, 'Unhandled error');
-      answer = { status: 500, body: { detail: 'Internal server error.' } };
+      answer = INTERNAL_ERROR;
     } else if (answer.status >= 500) {
       const cause = dependencyFailure(error)?.cause;
       this.logger.warn(

@@ -1,6 +1,9 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Response } from 'express';
 
+/** The media type of every JSON answer, as `res.json` sets it. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /** Statuses whose answers carry no body, which express's `res.send` strips: left to it. */
 const BODILESS = new Set([204, 304]);
 
@@ -9,7 +12,8 @@ const BODILESS = new Set([204, 304]);
  * `res.json` produces (no replacer, spaces or escaping are configured; `application/json;
  * charset=utf-8`, Content-Length), without express's per-answer setting lookups, content-type
  * parsing and freshness check. Anything else (no body, strings, streams, conditional requests,
- * bodiless statuses, a Content-Type already set) goes through express as before.
+ * bodiless statuses, a Content-Type already set) goes through express as before. Nest's public
+ * adapter API (docs/decisions.md, "The request path"): `reply` is how Nest writes a handler's value.
  */
 export class JsonReplyAdapter extends ExpressAdapter {
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
@@ -28,7 +32,7 @@ export class JsonReplyAdapter extends ExpressAdapter {
     }
     if (statusCode) response.statusCode = statusCode;
     const json = JSON.stringify(body);
-    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    response.setHeader('Content-Type', JSON_CONTENT_TYPE);
     response.setHeader('Content-Length', Buffer.byteLength(json));
     response.end(json);
     return response;

@@ -1,8 +1,11 @@
 import { Global, Module } from '@nestjs/common';
-import { IdempotencyGuard } from './idempotency.guard';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyStore } from './idempotency.store';
 import { IdempotencyRepository } from './idempotency.repository';
 
 @Global()
-@Module({ providers: [IdempotencyStore, IdempotencyRepository, IdempotencyGuard], exports: [IdempotencyStore, IdempotencyGuard] })
+@Module({
+  providers: [IdempotencyStore, IdempotencyRepository, IdempotencyInterceptor],
+  exports: [IdempotencyStore, IdempotencyInterceptor],
+})
 export class IdempotencyModule {}

@@ -1,7 +1,7 @@
-import { applyDecorators, UseGuards } from '@nestjs/common';
+import { applyDecorators, UseInterceptors } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ErrorBody, ValidationErrorBody } from '../../common/openapi/error-responses';
-import { IdempotencyGuard } from './idempotency.guard';
+import { IdempotencyInterceptor } from './idempotency.interceptor';
 
 /**
  * Accepts an `Idempotency-Key` header on this POST (docs/decisions.md, "Idempotency keys"). Put it
@@ -9,7 +9,7 @@ import { IdempotencyGuard } from './idempotency.guard';
  */
 export function Idempotent() {
   return applyDecorators(
-    UseGuards(IdempotencyGuard),
+    UseInterceptors(IdempotencyInterceptor),
     ApiExtraModels(ErrorBody, ValidationErrorBody),
     ApiHeader({
       name: 'Idempotency-Key',
