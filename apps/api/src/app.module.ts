@@ -17,6 +17,7 @@ import { LiveKitModule } from './modules/livekit/livekit.module';
 import { RoomsModule } from './modules/rooms/rooms.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
 import { LiveKitEventsModule } from './modules/metering/livekit-events.module';
+import { MembersModule } from './modules/members/members.module';
 import { TranslationStatsModule } from './modules/translation-stats/translation-stats.module';
 import { TranscriptsModule } from './modules/transcripts/transcripts.module';
 import { DatabaseModule } from './database/database.module';
@@ -46,6 +47,7 @@ export class AppModule {
         HealthModule,
         ApiKeysModule,
         UsersModule,
+        MembersModule,
         LanguagesModule,
         LiveKitModule,
         RoomsModule,

@@ -15,6 +15,8 @@ export interface Actor {
   imageUrl: string;
   userCreatedAt: Date;
   apiKeyId: string | null;
+  /** Whether the identity provider verified `email` (a session's `email_verified` claim; never for an API key). */
+  emailVerified: boolean;
 }
 
 export interface AuthenticatedRequest extends Request {

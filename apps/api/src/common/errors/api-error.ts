@@ -20,6 +20,10 @@ export class ApiError extends Error {
     return new ApiError(403, message);
   }
 
+  static gone(message: string): ApiError {
+    return new ApiError(410, message);
+  }
+
   static conflict(message: string): ApiError {
     return new ApiError(409, message);
   }

@@ -52,6 +52,7 @@ export class ApiKeyAuthenticator {
       imageUrl: row.image_url,
       userCreatedAt: row.user_created_at,
       apiKeyId: row.api_key_id,
+      emailVerified: false,
     };
   }
 

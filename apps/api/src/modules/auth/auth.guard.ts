@@ -11,7 +11,7 @@ import { rememberRoute } from '../../common/validation/route-inputs';
 import { IS_PUBLIC } from '../../common/auth/public.decorator';
 import { SessionAuthenticator } from './session.authenticator';
 import { allows } from '@app/domain';
-import { REQUIRED_PERMISSION, type RouteAccessRule } from '../../common/auth/requires.decorator';
+import { REQUIRED_PERMISSION, SELF_PARAMETER, type RouteAccessRule } from '../../common/auth/requires.decorator';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -21,6 +21,8 @@ interface RouteAccess {
   rateLimited: boolean;
   /** What an authenticated caller needs (null: the route declares nothing, and is refused). */
   rule: RouteAccessRule | null;
+  /** The path parameter naming a user who may act on themselves without `rule` (RequiresUnlessSelf). */
+  selfParameter: string | null;
 }
 
 /** The header a session names the organization it acts in with. */
@@ -74,6 +76,7 @@ export class AuthGuard implements CanActivate {
     if (actor.apiKeyId !== null && organizationId !== null && organizationId.toLowerCase() !== actor.organizationId) {
       throw ApiError.notFound(`Organization ${organizationId} not found: an API key acts in its own organization only.`);
     }
+    if (access.selfParameter !== null && request.params[access.selfParameter] === actor.userId) return true;
     this.authorize(actor, access.rule);
     return true;
   }
@@ -98,6 +101,7 @@ export class AuthGuard implements CanActivate {
         isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
         rateLimited: this.reflector.getAllAndOverride<boolean>(NOT_RATE_LIMITED, targets) !== true,
         rule: this.reflector.getAllAndOverride<RouteAccessRule | undefined>(REQUIRED_PERMISSION, targets) ?? null,
+        selfParameter: this.reflector.getAllAndOverride<string | undefined>(SELF_PARAMETER, targets) ?? null,
       };
       this.access.set(handler, access);
     }

@@ -12,6 +12,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface SessionClaims extends JWTPayload {
   email?: string;
+  email_verified?: boolean;
   given_name?: string;
   family_name?: string;
   picture?: string;
@@ -75,6 +76,7 @@ export class SessionAuthenticator {
       imageUrl: user.image_url,
       userCreatedAt: user.created_at,
       apiKeyId: null,
+      emailVerified: claims.email_verified === true,
     };
   }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { MembersModule } from '../members/members.module';
 import { UsersController } from './users.controller';
 
-@Module({ controllers: [UsersController] })
+@Module({ imports: [MembersModule], controllers: [UsersController] })
 export class UsersModule {}
