@@ -78,6 +78,21 @@ function capture(script, args) {
   });
 }
 
+/**
+ * Session sign-in without an identity provider: outside production, and unless AUTH_JWKS_URL names one,
+ * a development identity provider's JWKS served from this process (apps/api/src/cli/dev-identity.ts);
+ * the API and the workers started below inherit AUTH_JWKS_URL, AUTH_ISSUER and AUTH_AUDIENCE.
+ */
+async function startDevIdentity(config) {
+  if (config.env === 'production') return null;
+  if (process.env.AUTH_JWKS_URL) return { external: process.env.AUTH_JWKS_URL };
+  const identity = createRequire(import.meta.url)(path.join(ROOT, 'dist/apps/api/apps/api/src/cli/dev-identity.js'));
+  const { server, url } = await identity.serveDevJwks(await identity.devIdentity(identity.devIdentityFile(ROOT)));
+  server.unref();
+  Object.assign(process.env, { AUTH_JWKS_URL: url, AUTH_ISSUER: identity.DEV_ISSUER, AUTH_AUDIENCE: identity.DEV_AUDIENCE });
+  return { url };
+}
+
 try {
   const { databaseUrl, redisUrl } = serviceUrls();
   await ensurePostgres(databaseUrl);
@@ -104,6 +119,7 @@ try {
   }
 
   const rooms = await ensureLivekit({ config, apiPort: config.port, supervisor, say, dataDir: DATA, root: ROOT });
+  const sessions = await startDevIdentity(config);
 
   // The API answers requests; the worker process applies queued webhook and translator events.
   const api = supervisor.start('API', ...server('dist/apps/api/apps/api/src/main.js'), {
@@ -154,7 +170,7 @@ try {
     account = JSON.parse(await capture('dist/apps/api/apps/api/src/cli/main.js', ['dev:account']));
     account.file = path.relative(ROOT, account.file);
   }
-  for (const line of bannerLines({ port: config.port, rooms, agent, account })) say(line);
+  for (const line of bannerLines({ port: config.port, rooms, agent, account, sessions })) say(line);
 } catch (error) {
   if (!supervisor.stopping) await fail(error.message);
 }

@@ -5,9 +5,10 @@ const dollars = (cents) => `${cents < 0 ? '-' : ''}$${(Math.abs(cents) / 100).to
 
 /**
  * @param {{ port: number|string, rooms: { available: boolean, startedHere: boolean, standIn?: boolean, url: string, why?: string, hint?: string },
- *           agent: string, account: null | { api_key: string, organization_id: string, created: boolean, credit_cents: number, file: string } }} state
+ *           agent: string, account: null | { api_key: string, organization_id: string, created: boolean, credit_cents: number, file: string },
+ *           sessions?: null | { url?: string, external?: string } }} state
  */
-export function bannerLines({ port, rooms, agent, account }) {
+export function bannerLines({ port, rooms, agent, account, sessions = null }) {
   const base = `http://127.0.0.1:${port}`;
   const lines = [
     '────────────────────────────────────────────────────────────────────────',
@@ -39,6 +40,12 @@ export function bannerLines({ port, rooms, agent, account }) {
       `More credit: npm run -s cli -- credit:grant --org ${account.organization_id} --cents 10000 (no Stripe needed)`,
     );
   }
+  if (sessions?.url) {
+    lines.push(
+      `Sessions:    a DEVELOPMENT identity provider (JWKS ${sessions.url}); a session token for any email:`,
+      '             npm run -s cli -- dev:session --email you@example.com | jq -r .session_token',
+    );
+  } else if (sessions?.external) lines.push(`Sessions:    verified against ${sessions.external} (AUTH_JWKS_URL)`);
   lines.push('Stop with Ctrl-C.', '────────────────────────────────────────────────────────────────────────');
   return lines;
 }

@@ -3,6 +3,9 @@ import { parseArgs } from 'node:util';
 import { LedgerService } from '../modules/billing/ledger.service';
 import { OrganizationsService } from '../modules/organizations/organizations.service';
 import { devAccount } from './dev-account';
+import { devIdentity, signDevSession } from './dev-identity';
+import { APP_CONFIG } from '../config/config.module';
+import type { AppConfig } from '../config/app-config';
 import { UsageError } from './usage-error';
 
 export { UsageError };
@@ -58,6 +61,23 @@ export const COMMANDS: Record<string, { usage: string; run: Command }> = {
     run: async (app, args) => {
       const { values } = parseArgs({ args, options: { file: { type: 'string' } } });
       return devAccount(app, values.file);
+    },
+  },
+  'dev:session': {
+    usage:
+      'dev:session --email <email> [--first-name F] [--last-name L] (development only: a session token from the identity provider `npm run dev` runs)',
+    run: async (app, args) => {
+      const config = app.get<AppConfig>(APP_CONFIG);
+      if (config.env === 'production')
+        throw new Error('dev:session is for development: NODE_ENV=production has no development identity provider.');
+      const { values } = parseArgs({
+        args,
+        options: { email: { type: 'string' }, 'first-name': { type: 'string' }, 'last-name': { type: 'string' } },
+      });
+      const email = required(values, 'email');
+      if (!EMAIL.test(email)) throw new UsageError(`--email must be an email address, got "${email}"`);
+      const token = await signDevSession(await devIdentity(), email, { given: values['first-name'], family: values['last-name'] });
+      return { email, session_token: token };
     },
   },
   'org:create': {

@@ -137,6 +137,23 @@ describe('npm run dev', () => {
         env: { ...process.env, ...env },
       });
       expect(piped.trim()).toMatch(/^trk_\w{40}$/);
+
+      // session sign-in through the development identity provider, as the banner says
+      expect(banner.find((l) => l.startsWith('[dev] Sessions:'))).toMatch(
+        /DEVELOPMENT identity provider \(JWKS http:\/\/127\.0\.0\.1:\d+\//,
+      );
+      const session = JSON.parse(
+        execSync('npm run -s cli -- dev:session --email grace@example.com', {
+          cwd: ROOT,
+          encoding: 'utf8',
+          env: { ...process.env, ...env },
+        }),
+      ) as { session_token: string };
+      const me = await fetch(`http://127.0.0.1:${env.PORT}/v1/users/me/organizations`, {
+        headers: { Authorization: `Bearer ${session.session_token}` },
+      });
+      expect(me.status).toBe(200);
+      expect(await me.json()).toEqual([expect.objectContaining({ role: 'owner', name: 'grace@example.com' })]);
     } finally {
       // `kill -INT <pid of npm run dev>`: npm passes it on to dev.mjs (the script execs node, no shell in between)
       const running = processesOf(dev);

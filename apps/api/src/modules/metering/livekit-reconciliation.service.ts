@@ -60,7 +60,9 @@ export class LiveKitReconciliationService {
     @Inject(APP_CONFIG) config: AppConfig,
     periodic: PeriodicJobsScheduler,
   ) {
-    periodic.register({ name: 'livekit.reconcile', everyMs: config.livekit.reconcileSeconds * 1000, run: () => this.run() });
+    const { reconcileSeconds } = config.livekit;
+    if (reconcileSeconds !== null)
+      periodic.register({ name: 'livekit.reconcile', everyMs: reconcileSeconds * 1000, run: () => this.run() });
   }
 
   /** One reconciliation; false when LiveKit's room list could not be had (nothing changed then). */
