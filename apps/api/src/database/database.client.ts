@@ -96,12 +96,16 @@ class OneStatement extends Statements implements Tx {
  */
 @Injectable()
 export class DatabaseClient extends Statements implements OnApplicationShutdown {
+  private ending: Promise<void> | undefined;
+
   constructor(private readonly pool: Pool) {
     super(pool);
   }
 
+  /** Ends the pool once, however often the application is closed. */
   async onApplicationShutdown(): Promise<void> {
-    await this.pool.end();
+    this.ending ??= this.pool.end();
+    await this.ending;
   }
 
   /** Resolves when the server answers a statement (the readiness check). */
