@@ -242,7 +242,7 @@ describe('reconciliation through lost webhooks, a dead LiveKit node and a LiveKi
     for (const call of calls) {
       expect(receiver.received.filter((x) => x.event.type === 'room.ended' && x.event.data.id === call.id)).toHaveLength(1);
     }
-  });
+  }, 120_000);
 
   async function openConnections(): Promise<string[]> {
     const rows = (await h.t.db.query(`SELECT identity FROM connections WHERE organization_id = $1 AND left_at IS NULL ORDER BY identity`, [

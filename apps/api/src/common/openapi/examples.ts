@@ -55,7 +55,9 @@ const apiKey = {
   key_last4: 'Z15a',
   created_at: '2026-03-01T10:00:00.000Z',
   last_used_at: null,
-  created_by: USER_ID,
+  created_by: 'ada@example.com',
+  scopes: ['rooms:read', 'rooms:write'],
+  expires_at: '2027-03-01T10:00:00.000Z',
 };
 
 const webhookEndpoint = {
@@ -135,9 +137,41 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
       { bucket: '2026-03-02T00:00:00.000+01:00', minutes: 39, avg_room_minutes: 39, sessions: 3 },
     ],
   },
-  CreateApiKeyDto: { name: 'CI' },
+  CreateApiKeyDto: { name: 'CI', scopes: ['rooms:read', 'rooms:write'], expires_at: '2027-03-01T10:00:00Z' },
   ApiKeyView: apiKey,
   CreatedApiKeyView: { ...apiKey, key: 'trk_3LrEljqchjyCBHxIfhTjUbZoUaObG2HsFoivZ15a' },
+  MemberView: {
+    user_id: USER_ID,
+    email: 'ada@example.com',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    role: 'developer',
+    joined_at: '2026-03-01T09:58:00.000Z',
+  },
+  ChangeRoleDto: { role: 'developer' },
+  CreateInvitationDto: { email: 'grace@example.com', role: 'viewer' },
+  InvitationView: {
+    id: '7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6',
+    email: 'grace@example.com',
+    role: 'viewer',
+    created_at: '2026-03-01T10:00:00.000Z',
+    expires_at: '2026-03-08T10:00:00.000Z',
+  },
+  CreatedInvitationView: {
+    id: '7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6',
+    email: 'grace@example.com',
+    role: 'viewer',
+    created_at: '2026-03-01T10:00:00.000Z',
+    expires_at: '2026-03-08T10:00:00.000Z',
+    invitation_token: 'inv_q2mB0aXtV3cN7pLr8sQw1eYz5uKj9hGf4dSa6oPi2nM',
+  },
+  AcceptInvitationDto: { invitation_token: 'inv_q2mB0aXtV3cN7pLr8sQw1eYz5uKj9hGf4dSa6oPi2nM' },
+  MembershipView: {
+    organization_id: '5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d',
+    name: 'Acme',
+    role: 'developer',
+    joined_at: '2026-03-01T10:00:00.000Z',
+  },
   UserView: {
     id: USER_ID,
     email: 'ada@example.com',
