@@ -4,6 +4,7 @@ import {
   isParticipantKind,
   participantClassOf,
   rateFor,
+  runsOutAt,
   type ParticipantClass,
   type ParticipantKind,
 } from './billing';
@@ -119,5 +120,15 @@ describe('balanceCrossings', () => {
     ['a threshold of zero: falling below it', 10, -1, 0, ['credit.low', 'credit.exhausted']],
   ])('%s', (_, before, after, threshold, expected) => {
     expect(balanceCrossings(before, after, threshold)).toEqual(expected);
+  });
+});
+
+describe('runsOutAt', () => {
+  const now = Date.UTC(2026, 0, 1, 12);
+  it('is null while nothing is open', () => expect(runsOutAt(1000, 0, now)).toBeNull());
+  it('is now when the balance is spent already', () => expect(runsOutAt(-5, 6, now)).toEqual(new Date(now)));
+  it('is the balance divided by the rate, in minutes from now', () => {
+    expect(runsOutAt(600, 6, now)).toEqual(new Date(now + 100 * 60_000));
+    expect(runsOutAt(10, 3, now)).toEqual(new Date(now + 200_000));
   });
 });

@@ -77,3 +77,13 @@ export function balanceCrossings(before: number, after: number, threshold: numbe
   if (before > 0 && after <= 0) crossings.push('credit.exhausted');
   return crossings;
 }
+
+/**
+ * When a balance reaches zero while connections costing `centsPerMinute` in all stay open: null when
+ * nothing is open, now when it is at or below zero already.
+ */
+export function runsOutAt(balanceCents: number, centsPerMinute: number, now: number): Date | null {
+  if (centsPerMinute <= 0) return null;
+  if (balanceCents <= 0) return new Date(now);
+  return new Date(now + Math.floor((balanceCents / centsPerMinute) * 60_000));
+}

@@ -140,6 +140,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   CreateApiKeyDto: { name: 'CI', scopes: ['rooms:read', 'rooms:write'], expires_at: '2027-03-01T10:00:00Z' },
   ApiKeyView: apiKey,
   CreatedApiKeyView: { ...apiKey, key: 'trk_3LrEljqchjyCBHxIfhTjUbZoUaObG2HsFoivZ15a' },
+  BurnView: { balance_cents: 9412, open_connections: 3, cents_per_minute: 12, runs_out_at: '2026-03-01T23:04:00.000Z' },
   MemberView: {
     user_id: USER_ID,
     email: 'ada@example.com',

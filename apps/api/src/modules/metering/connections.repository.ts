@@ -13,6 +13,7 @@ import type {
   ICloseResult,
   IConnectedLanguagesQuery,
   IMarkSeenQuery,
+  IOpenCostQuery,
   IOpenInRoomsQuery,
   IMoveEndsEarlierParams,
   IMoveEndsEarlierQuery,
@@ -170,6 +171,10 @@ const MARK_SEEN = sql<IMarkSeenQuery>`UPDATE connections c SET livekit_seen_at =
   FROM unnest($organizationIds!::uuid[], $ids!::bigint[], $ats!::timestamptz[]) AS s(organization_id, id, at)
   WHERE c.id = s.id AND c.organization_id = s.organization_id AND c.left_at IS NULL`;
 
+// Through connections_open_by_organization (its cents_per_minute included).
+const OPEN_COST = sql<IOpenCostQuery>`SELECT count(*)::int AS "open!", coalesce(sum(cents_per_minute), 0)::int AS "cents_per_minute!"
+  FROM connections WHERE organization_id = $organizationId! AND left_at IS NULL`;
+
 /** Run by every batch of LiveKit events. */
 const CONNECTED_LANGUAGES_PREPARED = prepared('connections_connected_languages', CONNECTED_LANGUAGES);
 
@@ -292,6 +297,12 @@ export class ConnectionsRepository {
       minutes: row.minutes,
       cents: row.cents,
     }));
+  }
+
+  /** How many of the organization's connections are open, and what they cost per minute together. */
+  async openCost(organizationId: string, sql: Sql = this.database): Promise<{ open: number; centsPerMinute: number }> {
+    const [row] = await sql.rows(OPEN_COST, { organizationId });
+    return { open: row.open, centsPerMinute: row.cents_per_minute };
   }
 
   /** The open connections of these rooms, with when LiveKit last listed each. */

@@ -238,3 +238,20 @@ export interface IMarkSeenQuery {
   result: IMarkSeenResult;
 }
 
+/** 'OpenCost' parameters type */
+export interface IOpenCostParams {
+  organizationId: string;
+}
+
+/** 'OpenCost' return type */
+export interface IOpenCostResult {
+  cents_per_minute: number;
+  open: number;
+}
+
+/** 'OpenCost' query type */
+export interface IOpenCostQuery {
+  params: IOpenCostParams;
+  result: IOpenCostResult;
+}
+

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { BillingModule } from '../billing/billing.module';
 import { RoomsStoreModule } from '../rooms/rooms-store.module';
+import { BurnController } from './burn.controller';
+import { BurnService } from './burn.service';
 import { ConnectionMeterService } from './connection-meter.service';
 import { ConnectionsRepository } from './connections.repository';
 import { UsageRollupService } from './usage-rollup.service';
@@ -13,7 +15,8 @@ import { UsageRollupsRepository } from './usage-rollups.repository';
  */
 @Module({
   imports: [BillingModule, RoomsStoreModule],
-  providers: [ConnectionMeterService, ConnectionsRepository, UsageRollupService, UsageRollupsRepository],
+  controllers: [BurnController],
+  providers: [ConnectionMeterService, ConnectionsRepository, UsageRollupService, UsageRollupsRepository, BurnService],
   exports: [ConnectionMeterService, ConnectionsRepository, UsageRollupService],
 })
 export class MeteringModule {}

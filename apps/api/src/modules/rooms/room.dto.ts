@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { EnumRule, StringRule, UuidRule } from '../../common/validation/rules';
 
 export const ROOM_NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
@@ -71,4 +72,11 @@ export class RoomView {
 
 export class RoomDetailView extends RoomView {
   @ApiProperty({ type: [ParticipantUsageView] }) participants!: ParticipantUsageView[];
+}
+
+/** The room list's query: a page, optionally of one status. */
+export class RoomListQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: ['active', 'ended'], description: 'only the rooms live now (`active`) or those that ended' })
+  @EnumRule(['active', 'ended'], { optional: true })
+  status?: 'active' | 'ended';
 }

@@ -4,10 +4,9 @@ import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOk
 import { CurrentActor, type Actor } from '../../common/auth/actor';
 import { ApiErrors } from '../../common/openapi/error-responses';
 import { ApiPageResponse } from '../../common/pagination/page.schema';
-import { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { JoinTokenDto, JoinTokenView, RoomNameParams } from './join-token.dto';
 import { JoinTokensService } from './join-tokens.service';
-import { CreatedRoomView, CreateRoomDto, RoomDetailView, RoomIdParams, RoomView } from './room.dto';
+import { CreatedRoomView, CreateRoomDto, RoomDetailView, RoomIdParams, RoomListQueryDto, RoomView } from './room.dto';
 import { RoomsService } from './rooms.service';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
@@ -41,11 +40,12 @@ export class RoomsController {
   @ApiOperation({
     operationId: 'listRooms',
     summary: 'List rooms',
-    description: "One page of the organization's rooms, newest first, including teammates' rooms.",
+    description:
+      "One page of the organization's rooms, newest first, including teammates' rooms; `status` keeps the live (`active`) or ended ones.",
   })
   @ApiPageResponse(RoomView, 'Rooms of the organization, newest first')
   @ApiErrors(422, 401)
-  list(@CurrentActor() actor: Actor, @Query() query: PageQueryDto) {
+  list(@CurrentActor() actor: Actor, @Query() query: RoomListQueryDto) {
     return this.rooms.list(actor, query);
   }
 

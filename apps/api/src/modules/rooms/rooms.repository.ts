@@ -102,7 +102,8 @@ const INSERT_ROOM = sql<IInsertRoomQuery>`INSERT INTO rooms (id, organization_id
 // Ordered at the precision shown (milliseconds), ties by id; index rooms_organization_newest_ms.
 const ROOM_PAGE = sql<IRoomPageQuery>`SELECT r.id, r.name, r.sid, r.status, r.streaming_mode, r.started_at, r.ended_at,
   r.total_connection_minutes, r.total_charged_cents, r.created_at, u.email AS created_by
-  FROM rooms r JOIN users u ON u.id = r.created_by_user_id WHERE r.organization_id = $organizationId!
+  FROM rooms r JOIN users u ON u.id = r.created_by_user_id
+  WHERE r.organization_id = $organizationId! AND ($status::text IS NULL OR r.status = $status::text)
   ORDER BY date_trunc('milliseconds', r.created_at AT TIME ZONE 'UTC') DESC, r.id DESC LIMIT $limit! OFFSET $offset!`;
 
 const ROOM_VIEW = sql<IRoomViewQuery>`SELECT r.id, r.name, r.sid, r.status, r.streaming_mode, r.started_at, r.ended_at,
@@ -156,9 +157,15 @@ export class RoomsRepository {
     }
   }
 
-  /** One page of the organization's rooms, newest first; `limit + 1` rows tell whether more exist. */
-  async page(organizationId: string, limit: number, offset: number, sql: Sql = this.database): Promise<RoomViewRow[]> {
-    return sql.rows<IRoomPageQuery, RoomViewRow>(ROOM_PAGE, { organizationId, limit, offset });
+  /** One page of the organization's rooms (of one status, when given), newest first; `limit + 1` rows tell whether more exist. */
+  async page(
+    organizationId: string,
+    limit: number,
+    offset: number,
+    status: RoomStatus | null = null,
+    sql: Sql = this.database,
+  ): Promise<RoomViewRow[]> {
+    return sql.rows<IRoomPageQuery, RoomViewRow>(ROOM_PAGE, { organizationId, limit, offset, status });
   }
 
   async view(organizationId: string, roomId: string, sql: Sql = this.database): Promise<RoomViewRow | null> {

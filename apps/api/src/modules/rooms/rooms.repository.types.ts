@@ -122,6 +122,7 @@ export interface IRoomPageParams {
   limit: number;
   offset: number;
   organizationId: string;
+  status?: string | null | void;
 }
 
 /** 'RoomPage' return type */

@@ -4,13 +4,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import { toPage, type Page } from '../../common/pagination/page';
-import type { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import { CreditGateService } from '../billing/credit-gate.service';
 import { LiveKitGateway } from '../livekit/livekit.gateway';
 import { RoomLifecycleService } from './room-lifecycle.service';
-import type { CreateRoomDto, CreatedRoomView, RoomDetailView, RoomView } from './room.dto';
+import type { CreateRoomDto, CreatedRoomView, RoomDetailView, RoomListQueryDto, RoomView } from './room.dto';
 import { RoomsRepository } from './rooms.repository';
 import { DatabaseClient } from '../../database/database.client';
 
@@ -85,8 +84,8 @@ export class RoomsService {
     });
   }
 
-  async list(actor: Actor, query: PageQueryDto): Promise<Page<RoomView>> {
-    return toPage(await this.rooms.page(actor.organizationId, query.limit + 1, query.offset), query);
+  async list(actor: Actor, query: RoomListQueryDto): Promise<Page<RoomView>> {
+    return toPage(await this.rooms.page(actor.organizationId, query.limit + 1, query.offset, query.status ?? null), query);
   }
 
   async detail(actor: Actor, roomId: string): Promise<RoomDetailView> {
