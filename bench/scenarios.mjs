@@ -124,6 +124,22 @@ export const SCENARIOS = [
     },
   },
   {
+    // A change with its audit write in the same transaction (and a LiveKit CreateRoom): measured, no target.
+    name: 'POST /v1/rooms',
+    method: 'POST',
+    path: '/v1/rooms',
+    body: {},
+    expect: 201,
+  },
+  {
+    // Another change with its audit write; the organization's key count grows as the row runs.
+    name: 'POST /v1/api-keys',
+    method: 'POST',
+    path: '/v1/api-keys',
+    body: { name: 'bench key' },
+    expect: 201,
+  },
+  {
     name: 'GET /v1/billing/credit',
     method: 'GET',
     path: '/v1/billing/credit',
