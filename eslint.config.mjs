@@ -1,6 +1,25 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** The Node globals the repository's plain JavaScript (bench, scripts, test setup) uses; a new one is added here. */
+const NODE_GLOBALS = Object.fromEntries(
+  [
+    'AbortController',
+    'AbortSignal',
+    'Buffer',
+    'URL',
+    'clearInterval',
+    'clearTimeout',
+    'console',
+    'fetch',
+    'performance',
+    'process',
+    'setImmediate',
+    'setInterval',
+    'setTimeout',
+  ].map((name) => [name, 'readonly']),
+);
+
 export default tseslint.config(
   {
     ignores: [
@@ -11,13 +30,23 @@ export default tseslint.config(
       '.scratch/**',
       '**/*.repository.types.ts',
       '**/*.js',
-      '**/*.mjs',
-      '**/*.cjs',
       'apps/api/test/typed-client/**',
     ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    files: ['**/*.mjs'],
+    languageOptions: { sourceType: 'module', globals: NODE_GLOBALS },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { ...NODE_GLOBALS, require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   {
     files: ['**/*.ts'],
     languageOptions: {
@@ -35,6 +64,13 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       eqeqeq: ['error', 'always'],
       '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['**/*.mjs', '**/*.cjs'],
+    rules: {
+      eqeqeq: ['error', 'always'],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
