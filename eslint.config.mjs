@@ -75,7 +75,24 @@ export default tseslint.config(
     },
   },
   {
-    // libs/domain is pure: no framework, no infrastructure (STYLE.md).
+    // A controller translates HTTP and calls its service; repositories are the services' (docs/decisions.md "Layers").
+    files: ['apps/**/*.controller.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['*.repository', '*.repository.types'],
+              message: 'A controller calls a service, never a repository (docs/decisions.md "Layers").',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // libs/domain is pure: no framework, no infrastructure, nothing of the apps (STYLE.md, docs/decisions.md "Layers").
     files: ['libs/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -83,8 +100,24 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@nestjs/*', 'typeorm', 'bullmq', 'ioredis', 'livekit-server-sdk', '@livekit/*', 'stripe', 'pg', 'express'],
-              message: 'libs/domain must stay pure.',
+              group: [
+                '@nestjs/*',
+                'typeorm',
+                'typeorm/*',
+                'pg',
+                'pg/*',
+                'bullmq',
+                'ioredis',
+                'livekit-server-sdk',
+                '@livekit/*',
+                'stripe',
+                'express',
+              ],
+              message: 'libs/domain must stay pure: no framework or infrastructure (docs/decisions.md "Layers").',
+            },
+            {
+              group: ['**/apps/**'],
+              message: 'libs/domain imports nothing of the apps (docs/decisions.md "Layers").',
             },
           ],
         },
