@@ -1,6 +1,25 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** The Node globals the repository's plain JavaScript (bench, scripts, test setup) uses; a new one is added here. */
+const NODE_GLOBALS = Object.fromEntries(
+  [
+    'AbortController',
+    'AbortSignal',
+    'Buffer',
+    'URL',
+    'clearInterval',
+    'clearTimeout',
+    'console',
+    'fetch',
+    'performance',
+    'process',
+    'setImmediate',
+    'setInterval',
+    'setTimeout',
+  ].map((name) => [name, 'readonly']),
+);
+
 export default tseslint.config(
   {
     ignores: [
@@ -11,13 +30,23 @@ export default tseslint.config(
       '.scratch/**',
       '**/*.repository.types.ts',
       '**/*.js',
-      '**/*.mjs',
-      '**/*.cjs',
       'apps/api/test/typed-client/**',
     ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    files: ['**/*.mjs'],
+    languageOptions: { sourceType: 'module', globals: NODE_GLOBALS },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { ...NODE_GLOBALS, require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   {
     files: ['**/*.ts'],
     languageOptions: {
@@ -39,7 +68,31 @@ export default tseslint.config(
     },
   },
   {
-    // libs/domain is pure: no framework, no infrastructure (STYLE.md).
+    files: ['**/*.mjs', '**/*.cjs'],
+    rules: {
+      eqeqeq: ['error', 'always'],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // A controller translates HTTP and calls its service; repositories are the services' (docs/decisions.md "Layers").
+    files: ['apps/**/*.controller.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['*.repository', '*.repository.types'],
+              message: 'A controller calls a service, never a repository (docs/decisions.md "Layers").',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // libs/domain is pure: no framework, no infrastructure, nothing of the apps (STYLE.md, docs/decisions.md "Layers").
     files: ['libs/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -47,8 +100,24 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@nestjs/*', 'typeorm', 'bullmq', 'ioredis', 'livekit-server-sdk', '@livekit/*', 'stripe', 'pg', 'express'],
-              message: 'libs/domain must stay pure.',
+              group: [
+                '@nestjs/*',
+                'typeorm',
+                'typeorm/*',
+                'pg',
+                'pg/*',
+                'bullmq',
+                'ioredis',
+                'livekit-server-sdk',
+                '@livekit/*',
+                'stripe',
+                'express',
+              ],
+              message: 'libs/domain must stay pure: no framework or infrastructure (docs/decisions.md "Layers").',
+            },
+            {
+              group: ['**/apps/**'],
+              message: 'libs/domain imports nothing of the apps (docs/decisions.md "Layers").',
             },
           ],
         },

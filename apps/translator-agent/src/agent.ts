@@ -10,7 +10,7 @@ import { unlimitedAdmission } from './capacity/stream-budget';
 import { loadAgentConfig, type AgentConfig } from './config';
 import { AgentMetrics } from './metrics/agent-metrics';
 import { TranslatorEventsReporter } from './events/translator-events';
-import { GlossaryFollower } from './glossaries/glossary-follower';
+import { followGlossaries, type FollowedGlossaries } from './glossaries/followed-glossaries';
 import { LanguageWatch } from './translation/language-watch';
 import { LatencyTracker } from './translation/latency-tracker';
 import { createSpeechProviders } from './translation/providers';
@@ -49,33 +49,52 @@ interface Periodic {
   flush(): Promise<unknown>;
 }
 
+/** What a job has opened so far: each step fills its part, and `release` closes whatever is there. */
+interface Held {
+  channel?: LoadChannelClient | null;
+  metricsPush?: Periodic;
+  glossaries?: FollowedGlossaries;
+  translator?: RoomTranslator;
+  joined?: boolean;
+  stopWatching?: () => void;
+  latencyReports?: Periodic;
+}
+
 export default defineAgent({
   entry: async (ctx: JobContext) => {
     const job = openJob(ctx);
     if (!(await servesAnyDirection(job))) return leaveUnserved(job);
-    const channel = await connectLoadChannel(job.logger);
-    const metricsPush = pushMetricsToWorker(job, channel);
+    // Registered before the first step that can fail (joining the room): agents-js runs the shutdown
+    // callbacks after an entry that threw as well, and `release` closes what the steps opened until then.
+    const held: Held = {};
+    ctx.addShutdownCallback(() => release(job, held));
+    const channel = (held.channel = await connectLoadChannel(job.logger));
+    held.metricsPush = pushMetricsToWorker(job, channel);
     const latency = new LatencyTracker();
-    const glossaries = await followGlossaries(job);
-    const translator = await joinRoom(job, channel, latency, glossaries.latest());
+    const glossaries = (held.glossaries = await followGlossaries(job));
+    const translator = (held.translator = roomTranslator(job, channel, latency, glossaries.latest()));
+    await joinRoom(job, translator);
+    held.joined = true;
     glossaries.applyTo(translator);
-    const stopWatching = leaveWhenDone(job, translator);
-    const latencyReports = reportLatency(job, latency);
-    ctx.addShutdownCallback(async () => {
-      latencyReports.stop();
-      metricsPush.stop();
-      stopWatching();
-      await glossaries.close();
-      await translator.close();
-      await job.providers.close?.();
-      await latencyReports.flush();
-      await job.reporter.left();
-      await job.reporter.close();
-      await metricsPush.flush();
-      await channel?.close();
-    });
+    held.stopWatching = leaveWhenDone(job, translator, channel);
+    held.latencyReports = reportLatency(job, latency);
   },
 });
+
+/** Closes what the job opened, in the order a normal end needs (the last latency after the translator closed). */
+async function release({ providers, reporter }: TranslatorJob, held: Held): Promise<void> {
+  held.latencyReports?.stop();
+  held.metricsPush?.stop();
+  held.stopWatching?.();
+  await held.glossaries?.close();
+  await held.translator?.close();
+  await providers.close?.();
+  await held.latencyReports?.flush();
+  if (held.joined) await reporter.left();
+  await reporter.close();
+  await held.metricsPush?.flush();
+  await held.channel?.close();
+}
 
 export function parseJobMetadata(metadata: string): TranslatorJobMetadata {
   const parsed = JSON.parse(metadata) as Partial<TranslatorJobMetadata>;
@@ -162,68 +181,13 @@ export function realtimeOptions(config: AgentConfig): RoomTranslatorOptions['rea
   };
 }
 
-/** How long a job waits for Redis to read its room's glossaries before it joins without them (they follow once it answers). */
-const GLOSSARIES_WAIT_MS = 3000;
-
-export interface FollowedGlossaries {
-  /** The newest glossaries handed on so far (the dispatch's, or a change since); undefined: none. */
-  latest(): RoomGlossaries | undefined;
-  /** From now on, each newer version goes to the translator. */
-  applyTo(translator: Pick<RoomTranslator, 'setGlossaries'>): void;
-  close(): Promise<void>;
-}
-
-/**
- * The room's glossaries: those its dispatch carried, or newer (the presence consumer keeps them in
- * Redis), then each change while the room lives (extensions.md "Glossaries").
- */
-export async function followGlossaries({
-  logger,
-  config,
-  job,
-}: {
-  logger: Pick<Logger, 'info' | 'warn'>;
-  config: Pick<AgentConfig, 'redisUrl' | 'queuePrefix'>;
-  job: Pick<TranslatorJobMetadata, 'roomId'>;
-}): Promise<FollowedGlossaries> {
-  let latest: RoomGlossaries | undefined;
-  let translator: Pick<RoomTranslator, 'setGlossaries'> | undefined;
-  const follower = new GlossaryFollower({
-    redisUrl: config.redisUrl,
-    prefix: config.queuePrefix,
-    roomId: job.roomId,
-    onChange: (glossaries) => {
-      latest = glossaries;
-      translator?.setGlossaries(glossaries);
-      logger.info({ roomId: job.roomId, version: glossaries.version }, 'glossaries applied from the next utterance');
-    },
-    onError: (error) => logger.warn({ error, roomId: job.roomId }, 'glossaries: Redis'),
-  });
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), GLOSSARIES_WAIT_MS)));
-  const starting = follower.start().then(
-    () => 'started' as const,
-    (error: unknown) => (logger.warn({ error, roomId: job.roomId }, 'glossaries: not followed'), 'failed' as const),
-  );
-  const started = await Promise.race([starting, waited]).finally(() => clearTimeout(timer));
-  if (started === 'timeout') logger.warn({ roomId: job.roomId }, 'glossaries not read yet (Redis): joining without them');
-  return {
-    latest: () => latest,
-    applyTo: (room) => {
-      translator = room;
-      if (latest) room.setGlossaries(latest);
-    },
-    close: () => follower.close(),
-  };
-}
-
-/** Builds the room's translator, connects to the room, publishes its tracks and reports the translator joined. */
-async function joinRoom(
+/** The room's translator, listening for the room's tracks before it connects. */
+function roomTranslator(
   { ctx, logger, config, job, reporter, metrics, providers }: TranslatorJob,
   channel: LoadChannelClient | null,
   latency: LatencyTracker,
   glossaries: RoomGlossaries | undefined,
-): Promise<RoomTranslator> {
+): RoomTranslator {
   const translator = new RoomTranslator({
     glossaries,
     room: ctx.room,
@@ -239,26 +203,38 @@ async function joinRoom(
     realtime: realtimeOptions(config),
   });
   translator.listen();
+  return translator;
+}
+
+/** Connects to the room, publishes the translator's tracks and reports the translator joined. */
+async function joinRoom({ ctx, logger, job, reporter, providers }: TranslatorJob, translator: RoomTranslator): Promise<void> {
   await ctx.connect(undefined, AutoSubscribe.AUDIO_ONLY);
   await translator.publish();
   await reporter.joined();
   logger.info({ roomId: job.roomId, languages: job.languages, mode: job.mode, pipeline: providers.label }, 'translator joined');
-  return translator;
 }
 
 /**
- * Finish what was heard, then leave: on a worker drain (SIGTERM forwarded by main.ts) or an emptied
- * room. Returns what stops watching for either.
+ * Finish what was heard, then leave, once: when the worker drains (told over the load channel, see
+ * main.ts), on a SIGTERM sent to this job process itself (a signal to the whole process group), or when
+ * the room is emptied. Returns what stops watching for them.
  */
-function leaveWhenDone({ ctx, config, job }: TranslatorJob, translator: RoomTranslator): () => void {
-  const leave = (reason: string) => void translator.drain().finally(() => ctx.shutdown(reason));
+function leaveWhenDone({ ctx, config, job }: TranslatorJob, translator: RoomTranslator, channel: LoadChannelClient | null): () => void {
+  let leaving = false;
+  const leave = (reason: string) => {
+    if (leaving) return;
+    leaving = true;
+    void translator.drain().finally(() => ctx.shutdown(reason));
+  };
   const watch = new LanguageWatch(ctx.room, job.languages, config.leaveAfterMs, () => leave('room below two languages'));
   watch.start();
-  const onTerm = () => leave('worker draining');
-  process.once('SIGTERM', onTerm);
+  const onDrain = () => leave('worker draining');
+  const stopDrain = channel?.onDrain(onDrain);
+  process.once('SIGTERM', onDrain);
   return () => {
     watch.stop();
-    process.off('SIGTERM', onTerm);
+    stopDrain?.();
+    process.off('SIGTERM', onDrain);
   };
 }
 

@@ -6,7 +6,7 @@
 import { TRANSLATOR_AGENT_NAME } from '@app/contracts';
 import { cli, initializeLogger, WorkerOptions } from '@livekit/agents';
 import IORedis from 'ioredis';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -19,20 +19,6 @@ import { PresenceConsumer } from './dispatch/presence-consumer';
 import { WorkerMetrics } from './metrics/agent-metrics';
 import { serveMetrics, workerExposition } from './metrics/metrics-server';
 import { jobCapacity, LOAD_THRESHOLD } from './worker-capacity';
-
-/**
- * The job processes agents-js forked. A signal to the worker reaches only the worker; its jobs are
- * told too, so each finishes the utterance in progress and leaves (see agent.ts) while the worker drains.
- */
-function childPids(): number[] {
-  try {
-    return readdirSync('/proc/self/task').flatMap((task) =>
-      readFileSync(`/proc/self/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-    );
-  } catch {
-    return []; // not Linux: jobs run until their rooms end or the drain timeout
-  }
-}
 
 /**
  * The worker's options for agents-js: its load (jobs, speaker streams against `budget`, CPU) reported
@@ -92,16 +78,7 @@ async function main(): Promise<void> {
   // agents-js exits the process on SIGINT/SIGTERM once its worker drained; stop taking jobs first.
   // A job cut off mid-way is picked up again as stalled, and every job is idempotent.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      for (const pid of childPids()) {
-        try {
-          process.kill(pid, 'SIGTERM');
-        } catch {
-          // already gone
-        }
-      }
-      void consumer.close().then(() => redis.quit().catch(() => undefined));
-    });
+    process.once(signal, () => void consumer.close().then(() => redis.quit().catch(() => undefined)));
   }
   logger.info(`translator pipeline: ${describePipeline(config.pipeline)}`);
 
@@ -117,6 +94,9 @@ async function main(): Promise<void> {
   await channel.listen();
   process.env[LOAD_SOCKET_ENV] = socketPath;
   process.once('exit', () => rmSync(socketPath, { force: true }));
+  // agents-js's drain (on these signals) waits for the rooms and never tells them: the channel does, so
+  // each room finishes the utterance in progress and leaves (agent.ts) instead of running to the drain timeout.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => channel.drain());
 
   const metrics = new WorkerMetrics(() => budget.streams, capacity.capacity);
   if (config.metricsPort !== null) {

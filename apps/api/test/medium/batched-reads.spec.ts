@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { OrganizationVersions } from '../../src/common/caching/organization-versions.repository';
+import { OrganizationVersionsRepository } from '../../src/common/caching/organization-versions.repository';
 import { DatabaseClient } from '../../src/database/database.client';
 import { CreditAccountsRepository } from '../../src/modules/billing/credit-accounts.repository';
 import { closeMediumDatabase, mediumPool, openMediumDatabase } from '../support/medium-database';
@@ -55,11 +55,12 @@ describe('reads batched per organization', () => {
 
   it('versions: "0" before an organization\'s first change, its counter after, per organization', async () => {
     const [a, b] = [await newOrganization(), await newOrganization()];
-    const versions = new OrganizationVersions(new DatabaseClient(mediumPool(db)), 'usage_versions');
-    expect(await Promise.all([versions.read(a), versions.read(b)])).toEqual(['0', '0']);
+    const versions = new OrganizationVersionsRepository(new DatabaseClient(mediumPool(db)));
+    const read = (id: string) => versions.usageVersion(id);
+    expect(await Promise.all([read(a), read(b)])).toEqual(['0', '0']);
     await db.query(`INSERT INTO usage_versions (organization_id, version) VALUES ($1, 7)`, [a]);
     statements = 0;
-    expect(await Promise.all([versions.read(a), versions.read(b), versions.read(a)])).toEqual(['7', '0', '7']);
+    expect(await Promise.all([read(a), read(b), read(a)])).toEqual(['7', '0', '7']);
     expect(statements).toBeLessThanOrEqual(2);
   });
 });

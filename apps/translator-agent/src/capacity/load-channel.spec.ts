@@ -84,6 +84,25 @@ describe('the worker stream budget across job processes (load channel) and the l
     await until(() => budget.load === 0);
   });
 
+  it('a draining worker tells every room, one that connects afterwards too, and a room listening late hears it', async () => {
+    const before = await LoadChannelClient.connect(socketPath);
+    clients.push(before);
+    const told: string[] = [];
+    const stop = before.onDrain(() => told.push('before'));
+    before.onDrain(() => told.push('before, second listener'));
+    stop();
+    await before.admit('s/TR_1'); // the connection is accepted at the worker before it drains
+
+    server.drain();
+    await until(() => told.length === 1);
+    const after = await LoadChannelClient.connect(socketPath);
+    clients.push(after);
+    await after.admit('s/TR_1');
+    after.onDrain(() => told.push('after'));
+    await until(() => told.length === 2);
+    expect(told).toEqual(['before, second listener', 'after']);
+  });
+
   it("sums the job processes' metrics, keeping the counters of ended ones and dropping their gauges", async () => {
     const registries = [new Registry(), new Registry()].map((registry) => {
       const counter = new Counter({ name: 'translator_test_total', help: 'h', registers: [registry] });

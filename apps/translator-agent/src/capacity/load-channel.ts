@@ -2,8 +2,8 @@
  * The channel between the agents-js worker process and its job processes (one per room, forked by
  * agents-js, whose own IPC channel we cannot reach from either side). A Unix socket whose path the
  * job processes inherit in TRANSLATOR_LOAD_SOCKET: a room asks the worker's one `StreamBudget` for
- * each speaker's service, and sends its metrics. A job process that exits closes its connection,
- * which frees its streams: a crashed room never holds capacity.
+ * each speaker's service, and sends its metrics; the worker tells every room when it drains. A job
+ * process that exits closes its connection, which frees its streams: a crashed room never holds capacity.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -15,7 +15,7 @@ export const LOAD_SOCKET_ENV = 'TRANSLATOR_LOAD_SOCKET';
 type Snapshot = MetricObjectWithValues<MetricValue<string>>[];
 
 type ToWorker = { t: 'admit'; id: number; s: string } | { t: 'release'; s: string } | { t: 'metrics'; m: Snapshot };
-type ToJob = { t: 'admitted'; id: number; service: StreamService } | { t: 'promote'; s: string };
+type ToJob = { t: 'admitted'; id: number; service: StreamService } | { t: 'promote'; s: string } | { t: 'drain' };
 
 function send(socket: Socket, message: ToWorker | ToJob): void {
   if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
@@ -29,6 +29,7 @@ export class LoadChannelServer {
   private retired: Snapshot[] = [];
   private retiring = Promise.resolve();
   private nextId = 0;
+  private draining = false;
 
   constructor(
     private readonly budget: StreamBudget,
@@ -49,6 +50,15 @@ export class LoadChannelServer {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
+  /**
+   * The worker is draining (SIGTERM or SIGINT): every room, and any that connects later, is told to
+   * finish what it heard and leave, so agents-js's drain ends when the rooms are done, not at its timeout.
+   */
+  drain(): void {
+    this.draining = true;
+    for (const { socket } of this.connections.values()) send(socket, { t: 'drain' });
+  }
+
   /** The job processes' latest metrics, and the sums of those that ended. */
   jobMetrics(): Snapshot[] {
     return [...this.retired, ...[...this.connections.values()].flatMap((c) => (c.metrics ? [c.metrics] : []))];
@@ -58,6 +68,7 @@ export class LoadChannelServer {
     const connection = { socket, streams: new Set<string>(), metrics: null as Snapshot | null };
     const id = (this.nextId += 1);
     this.connections.set(id, connection);
+    if (this.draining) send(socket, { t: 'drain' });
     socket.on('error', () => undefined);
     socket.on('close', () => {
       this.connections.delete(id);
@@ -110,16 +121,25 @@ export class LoadChannelServer {
 export class LoadChannelClient implements StreamAdmission {
   private readonly waiting = new Map<number, (service: StreamService) => void>();
   private readonly listeners: ((streamId: string) => void)[] = [];
+  private readonly drainListeners = new Set<() => void>();
+  private draining = false;
   private nextId = 0;
 
   private constructor(private readonly socket: Socket) {
     createInterface({ input: socket }).on('line', (line) => {
       const message = JSON.parse(line) as ToJob;
-      if (message.t === 'admitted') {
-        this.waiting.get(message.id)?.(message.service);
-        this.waiting.delete(message.id);
-      } else {
-        for (const listener of this.listeners) listener(message.s);
+      switch (message.t) {
+        case 'admitted':
+          this.waiting.get(message.id)?.(message.service);
+          this.waiting.delete(message.id);
+          return;
+        case 'promote':
+          for (const listener of this.listeners) listener(message.s);
+          return;
+        case 'drain':
+          this.draining = true;
+          for (const listener of this.drainListeners) listener();
+          return;
       }
     });
     // The worker is gone (it is exiting): whoever still asks is served in full rather than left waiting.
@@ -156,6 +176,13 @@ export class LoadChannelClient implements StreamAdmission {
 
   onPromote(listener: (streamId: string) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** Calls `listener` when the worker drains (at once if it already does); returns what stops listening. */
+  onDrain(listener: () => void): () => void {
+    this.drainListeners.add(listener);
+    if (this.draining) listener();
+    return () => this.drainListeners.delete(listener);
   }
 
   async sendMetrics(registry: Registry): Promise<void> {

@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import IORedis, { type Redis } from 'ioredis';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { startLiveKitDouble, type LiveKitDouble } from '../../../api/test/support/livekit-double';
-import { followGlossaries } from '../agent';
+import { followGlossaries } from './followed-glossaries';
 import { LiveKitPresenceGateway } from '../dispatch/livekit-presence';
 import { PresenceConsumer } from '../dispatch/presence-consumer';
 import { GlossaryFollower } from './glossary-follower';

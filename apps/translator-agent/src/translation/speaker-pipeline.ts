@@ -3,9 +3,9 @@
  * steps it is made of: `speech-timing` (where speech was on the wall clock), `segment-fates` (each
  * final segment reported once, in spoken order), `utterance-queue` (the capped backlog),
  * `utterance-translation` (translation into captions and synthesis), `speech-pacing` (how speech
- * keeps up with the speaker). This file keeps the recognition loop (restarts, CPU priority) and the
- * assembly of utterances from its events (segment ids, routing, simultaneous chunks): both work on
- * the current recognition stream's state, which is why it stays a little over 300 lines.
+ * keeps up with the speaker). Longer than ~300 lines on purpose: this file keeps the recognition loop
+ * (restarts, CPU priority) and the assembly of utterances from its events (segment ids, routing,
+ * simultaneous chunks), and both work on the current recognition stream's state.
  */
 import { primaryLanguage, recognitionLanguages, routeUtterance, type UtteranceRoute } from '@app/domain/translation-routing';
 import { stt } from '@livekit/agents';

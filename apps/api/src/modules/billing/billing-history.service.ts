@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
-import { OrganizationVersions } from '../../common/caching/organization-versions.repository';
+import { OrganizationVersionsRepository } from '../../common/caching/organization-versions.repository';
 import { VersionedCache } from '../../common/caching/versioned-cache';
 import { rawArray, rawObject, withRawMember } from '../../common/json/raw-json';
 import { toPage } from '../../common/pagination/page';
@@ -16,15 +16,13 @@ import { BillingHistoryRepository, type HistoryLineRow } from './billing-history
 export class BillingHistoryService {
   /** Dashboards read the first pages again and again; history changes far less often. */
   private readonly cache = new VersionedCache(32 * 1024 * 1024);
-  private readonly versions: OrganizationVersions;
 
   constructor(
     private readonly database: DatabaseClient,
+    private readonly versions: OrganizationVersionsRepository,
     private readonly history: BillingHistoryRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.versions = new OrganizationVersions(database, 'history_versions');
-  }
+  ) {}
 
   /**
    * One history page as JSON text, served from the cache while the organization's history version
@@ -33,7 +31,7 @@ export class BillingHistoryService {
   async page(actor: Actor, query: HistoryQueryDto): Promise<string> {
     // Read before the page, to serve a hit. A miss is computed in its own snapshot and cached under
     // the version read again first in that snapshot: never newer, nor older, than the data it shows.
-    const version = await this.versions.read(actor.organizationId);
+    const version = await this.versions.historyVersion(actor.organizationId);
     const key = [actor.organizationId, query.expand, query.limit, query.offset].map(String).join('\n');
     const cached = this.cache.get(key, version);
     if (cached !== null) return cached;

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OrganizationVersionsRepository } from '../../common/caching/organization-versions.repository';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { BillingController } from './billing.controller';
 import { BillingHistoryRepository } from './billing-history.repository';
@@ -19,6 +20,7 @@ import { StripeGateway } from './stripe.gateway';
   providers: [
     BillingHistoryRepository,
     BillingHistoryService,
+    OrganizationVersionsRepository,
     CheckoutService,
     CreditService,
     LowBalanceAlertsService,

@@ -1,5 +1,5 @@
-// Longer than ~300 lines on purpose: the connections aggregate's statements (open, close, move ends, the
-// reconciliation's reads and marks), each written out whole: a typed statement takes no shared SQL fragment.
+// Longer than ~300 lines on purpose: the connections aggregate's statements (open, close, move an end earlier,
+// the reconciliation's lists), each written out whole with its row types, as a typed statement takes no shared fragment.
 import type { ParticipantKind } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { DatabaseClient } from '../../database/database.client';

@@ -3,9 +3,8 @@ import { Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
 import { RequestValidationError } from '../../common/errors/validation-error';
 import { VersionedCache } from '../../common/caching/versioned-cache';
-import { OrganizationVersions } from '../../common/caching/organization-versions.repository';
+import { OrganizationVersionsRepository } from '../../common/caching/organization-versions.repository';
 import { parsedWindowOf, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
-import { DatabaseClient } from '../../database/database.client';
 import { UsageRepository, type UsageSample } from './usage.repository';
 
 const SLOT_MS = 15 * 60_000;
@@ -19,14 +18,10 @@ export class UsageService {
   /** Dashboards ask for the same windows again and again; the rollup changes far less often. */
   private readonly cache = new VersionedCache(32 * 1024 * 1024);
 
-  private readonly versions: OrganizationVersions;
-
   constructor(
-    database: DatabaseClient,
+    private readonly versions: OrganizationVersionsRepository,
     private readonly usage: UsageRepository,
-  ) {
-    this.versions = new OrganizationVersions(database, 'usage_versions');
-  }
+  ) {}
 
   /** The overview as JSON text, served from the cache while the organization's usage version holds. */
   async overviewJson(actor: Actor, query: UsageOverviewQueryDto): Promise<string> {
@@ -34,7 +29,7 @@ export class UsageService {
     if (!parsed.ok)
       throw new RequestValidationError(parsed.error.map((i) => ({ ...i, loc: ['query', ...i.loc], ctx: { ...(i.ctx ?? {}) } })));
     // The version is read before the rollup: an overview is never cached under a version older than its data.
-    const version = await this.versions.read(actor.organizationId);
+    const version = await this.versions.usageVersion(actor.organizationId);
     const key = [actor.organizationId, query.starts_after, query.ends_before, query.granularity, query.timezone].map(String).join('\n');
     const cached = this.cache.get(key, version);
     if (cached !== null) return cached;

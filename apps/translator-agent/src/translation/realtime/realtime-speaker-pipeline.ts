@@ -1,5 +1,5 @@
 /**
- * One speaker through OpenAI's realtime translation session. A little over 300 lines on purpose: the
+ * One speaker through OpenAI's realtime translation session. Longer than ~300 lines on purpose: the
  * session's lifecycle (opening, bounded reopening after a refusal, drop or stall, giving up to the
  * composed fallback or to nothing, the status it shows) and the segments cut from the session's deltas
  * (captions, transcript, speech, latency, word lag) work on one state — the open session, the speech
