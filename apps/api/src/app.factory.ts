@@ -15,6 +15,7 @@ import { readBodies } from './common/http/body-parsers';
 import { allowBrowsers } from './common/http/browser-access';
 import { requestEnvelope } from './common/http/request-envelope';
 import { JsonReplyAdapter } from './common/http/json-reply';
+import { AuditLogService } from './modules/audit/audit-log.service';
 
 /** Builds the configured application; main.ts and the tests share it. */
 export async function createApp(config: AppConfig, logDestination?: DestinationStream): Promise<INestApplication> {
@@ -34,7 +35,12 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
   app.disable('x-powered-by');
   app.set('etag', false);
   app.useGlobalPipes(new InputValidationPipe());
-  app.useGlobalFilters(new AllExceptionsFilter(ServedRoutes.of(app.get(DiscoveryService), config.http.docsEnabled ? OPENAPI_ROUTES : [])));
+  const audit = app.get(AuditLogService);
+  app.useGlobalFilters(
+    new AllExceptionsFilter(ServedRoutes.of(app.get(DiscoveryService), config.http.docsEnabled ? OPENAPI_ROUTES : []), (actor, denial) =>
+      audit.denied(actor, denial),
+    ),
+  );
   app.enableShutdownHooks();
   if (config.http.docsEnabled) mountOpenApi(app);
   return app;

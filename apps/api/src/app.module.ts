@@ -27,6 +27,7 @@ import { CustomerEventsModule } from './modules/customer-webhooks/customer-event
 import { CustomerWebhooksModule } from './modules/customer-webhooks/customer-webhooks.module';
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { GlossariesModule } from './modules/glossaries/glossaries.module';
+import { AuditModule } from './modules/audit/audit.module';
 
 @Module({})
 export class AppModule {
@@ -43,6 +44,7 @@ export class AppModule {
         MetricsModule,
         IdempotencyModule,
         CustomerEventsModule,
+        AuditModule,
         AuthModule,
         HealthModule,
         ApiKeysModule,

@@ -12,3 +12,4 @@ export * from './usage-buckets';
 export * from './usage-summary';
 export * from './glossaries';
 export * from './permissions';
+export * from './audit';

@@ -10,6 +10,7 @@ import { LedgerService } from '../modules/billing/ledger.service';
 import { IdempotencyModule } from '../modules/idempotency/idempotency.module';
 import { CustomerEventsModule } from '../modules/customer-webhooks/customer-events.module';
 import { OrganizationsModule } from '../modules/organizations/organizations.module';
+import { AuditModule } from '../modules/audit/audit.module';
 
 @Module({})
 export class CliModule {
@@ -22,6 +23,7 @@ export class CliModule {
         TypeOrmModule.forRoot(dataSourceOptions(config)),
         IdempotencyModule,
         CustomerEventsModule,
+        AuditModule,
         ApiKeysModule,
         OrganizationsModule,
       ],

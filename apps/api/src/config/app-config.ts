@@ -39,6 +39,8 @@ export interface AppConfig {
   /** How long an ended room waits for late LiveKit events before its `room.ended` is sent. */
   roomSettleMs: number;
   maxActiveApiKeysPerOrganization: number;
+  /** Audit events older than this many days are deleted (hourly); none sooner. */
+  auditRetentionDays: number;
   webhooks: {
     /** Endpoints on loopback, private, link-local or metadata addresses and plain http (development and tests only). */
     allowPrivateUrls: boolean;
@@ -253,6 +255,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     maxConnectionMinutes: int(env, 'MAX_CONNECTION_MINUTES', 24 * 60, 1),
     roomSettleMs: int(env, 'ROOM_SETTLE_MS', nodeEnv === 'test' ? 0 : 5000, 0, 600_000),
     maxActiveApiKeysPerOrganization: int(env, 'MAX_ACTIVE_API_KEYS_PER_ORGANIZATION', 100, 1),
+    auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
     webhooks: {
       allowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
       retryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE_MS', RETRY_SCHEDULE_MS),

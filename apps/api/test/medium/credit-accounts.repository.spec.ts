@@ -6,6 +6,8 @@ import { DatabaseClient } from '../../src/database/database.client';
 import { HotRowWritesService } from '../../src/database/hot-row-writes.service';
 import { CreditAccountsRepository } from '../../src/modules/billing/credit-accounts.repository';
 import { LedgerService } from '../../src/modules/billing/ledger.service';
+import { AuditEventsRepository } from '../../src/modules/audit/audit-events.repository';
+import { AuditLogService } from '../../src/modules/audit/audit-log.service';
 import { CustomerEventsPublisher } from '../../src/modules/customer-webhooks/customer-events.publisher';
 import { WebhookDeliveriesRepository } from '../../src/modules/customer-webhooks/webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from '../../src/modules/customer-webhooks/webhook-endpoints.repository';
@@ -242,6 +244,7 @@ describe('CreditAccountsRepository', () => {
             new RoomsRepository(database),
           ),
           accounts,
+          new AuditLogService(database, new AuditEventsRepository(database), config),
         ),
       };
     };

@@ -12,6 +12,7 @@ const PERIODS_MS: Record<string, number> = {
   'sweep.settling-rooms': 1_000,
   'transcripts.readiness': 5_000,
   'transcripts.retention': 60 * 60_000,
+  'audit.retention': 60 * 60_000,
   'idempotency.cleanup': 10 * 60_000,
 };
 const WINDOW_MS = 12_000;
@@ -118,6 +119,7 @@ describe('periodic jobs across three worker processes', () => {
     await sleep(1_000);
     const before = await runs();
     expect(before['transcripts.retention']).toBe(1);
+    expect(before['audit.retention']).toBe(1);
     expect(before['idempotency.cleanup']).toBe(1);
 
     await sleep(WINDOW_MS);

@@ -143,6 +143,11 @@ async function insertOneRowEach(db: DataSource): Promise<void> {
     ],
     [`INSERT INTO glossary_revisions (organization_id, revision) VALUES ($1, 2)`, [org]],
     [
+      `INSERT INTO audit_events (organization_id, action, actor_type, target_type, target_id, details)
+       VALUES ($1::uuid, 'credit.granted', 'operator', 'organization', $1::text, '{"delta_cents": 100}')`,
+      [org],
+    ],
+    [
       `WITH g AS (INSERT INTO glossaries (organization_id, name) VALUES ($1, 'terms') RETURNING id)
        INSERT INTO glossary_entries (glossary_id, organization_id, terms, term_keys, sounds_like)
        SELECT id, $1, '{"en": "LiveKit", "es": "LiveKit"}', '{"en": "livekit"}', '{"en": ["live kit"]}' FROM g`,

@@ -26,6 +26,13 @@ describe('configuration', () => {
     expect(config.stripe.secretKey).toBeNull();
     // Deliveries in flight to one endpoint (issue 28: a burst of room events is not held ~0.5 s behind 16).
     expect(config.webhooks.endpointConcurrency).toBe(64);
+    expect(config.auditRetentionDays).toBe(400);
+  });
+
+  it('reads AUDIT_RETENTION_DAYS, refusing what cannot be a number of days', () => {
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '30' }).auditRetentionDays).toBe(30);
+    expect(() => loadConfig({ AUDIT_RETENTION_DAYS: '0' })).toThrow(/AUDIT_RETENTION_DAYS/);
+    expect(() => loadConfig({ AUDIT_RETENTION_DAYS: 'forever' })).toThrow(/AUDIT_RETENTION_DAYS/);
   });
 
   it('derives the LiveKit API address from a wss URL', () => {

@@ -1,6 +1,7 @@
 import type { Permission, Role } from '@app/domain';
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import type { RouteAccessRule } from './requires.decorator';
 
 /** Who is calling: the user an API key or session acts for, the organization it acts in, and its role there. */
 export interface Actor {
@@ -17,10 +18,18 @@ export interface Actor {
   apiKeyId: string | null;
   /** Whether the identity provider verified `email` (a session's `email_verified` claim; never for an API key). */
   emailVerified: boolean;
+  /** The request's id (its `X-Request-Id`) and client address, as the audit log records them. */
+  requestId: string | null;
+  ip: string | null;
 }
+
+/** Who a credential is, before the guard adds what the request says (its id and address). */
+export type Credential = Omit<Actor, 'requestId' | 'ip'>;
 
 export interface AuthenticatedRequest extends Request {
   actor?: Actor;
+  /** What the route needs (set with `actor`): the permission an `access.denied` audit event names. */
+  accessRule?: RouteAccessRule | null;
 }
 
 export const CurrentActor = createParamDecorator((_data: unknown, context: ExecutionContext): Actor => {

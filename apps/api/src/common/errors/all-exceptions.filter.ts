@@ -10,6 +10,13 @@ import { echoPrefix } from '../json/json-shape';
 import { loggableUrl } from '../logging/request-logging';
 import { ReplayedAnswer } from './replayed-answer';
 import type { Answer } from './answer';
+import type { Actor, AuthenticatedRequest } from '../auth/actor';
+
+/** Records a refused request (403) of an authenticated caller; resolves once recorded (or given up), never rejects. */
+export type DenialRecorder = (
+  actor: Actor,
+  denial: { permission: string | null; method: string; route: string; reason: string },
+) => Promise<void>;
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request.',
@@ -109,7 +116,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
   /** `routes`: what the application serves, for the 405 of a path asked with another method. */
-  constructor(private readonly routes = new ServedRoutes([])) {}
+  constructor(
+    private readonly routes = new ServedRoutes([]),
+    /** The audit log's `access.denied` writer: every 403 an authenticated caller gets is recorded before it is answered. */
+    private readonly recordDenial: DenialRecorder | null = null,
+  ) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -133,8 +144,23 @@ export class AllExceptionsFilter implements ExceptionFilter {
         'Answered with a server error',
       );
     }
-    if (response.headersSent) return;
-    for (const [name, value] of Object.entries(answer.headers ?? {})) response.setHeader(name, value);
-    response.status(answer.status).json(answer.body);
+    const send = (final: Answer) => {
+      if (response.headersSent) return;
+      for (const [name, value] of Object.entries(final.headers ?? {})) response.setHeader(name, value);
+      response.status(final.status).json(final.body);
+    };
+    const actor = (request as AuthenticatedRequest).actor;
+    if (answer.status === 403 && actor && this.recordDenial) {
+      const final = answer;
+      const denial = {
+        permission: (request as AuthenticatedRequest).accessRule ?? null,
+        method: request.method,
+        route: typeof request.route?.path === 'string' ? (request.route.path as string) : loggableUrl(request.path),
+        reason: String(answer.body.detail),
+      };
+      void this.recordDenial(actor, denial).then(() => send(final));
+      return;
+    }
+    send(answer);
   }
 }

@@ -180,7 +180,7 @@ export function BoolRule(options: { optional?: boolean } = {}): PropertyDecorato
 }
 
 /** A UUID in capitals or without hyphens (as Pydantic accepts them) in its usual form; anything else as it was. */
-const withUuidHyphens = Transform(({ value }: { value: unknown }) => {
+export const withUuidHyphens = Transform(({ value }: { value: unknown }) => {
   if (typeof value !== 'string') return value;
   if (/^[0-9a-f]{32}$/i.test(value)) {
     return `${value.slice(0, 8)}-${value.slice(8, 12)}-${value.slice(12, 16)}-${value.slice(16, 20)}-${value.slice(20)}`.toLowerCase();
@@ -188,10 +188,11 @@ const withUuidHyphens = Transform(({ value }: { value: unknown }) => {
   return /^[0-9a-f-]{36}$/i.test(value) ? value.toLowerCase() : value;
 });
 
-export function UuidRule(): PropertyDecorator {
+export function UuidRule(options: { optional?: boolean } = {}): PropertyDecorator {
   return (target, key) => {
     withUuidHyphens(target, key);
-    Required()(target, key);
+    if (options.optional) IsOptional()(target, key);
+    else Required()(target, key);
     IsUUID('all', issue({ type: 'uuid_parsing', msg: 'Input should be a valid UUID', rank: 1 }))(target, key);
   };
 }

@@ -18,6 +18,7 @@ import { OrderIndependentMetering1764300000000 } from './1764300000000-OrderInde
 import { Glossaries1764400000000 } from './1764400000000-Glossaries';
 import { LiveKitReconciliation1764500000000 } from './1764500000000-LiveKitReconciliation';
 import { Teams1764600000000 } from './1764600000000-Teams';
+import { AuditLog1764610000000 } from './1764610000000-AuditLog';
 import { OpenConnectionsByOrganization1764700000000 } from './1764700000000-OpenConnectionsByOrganization';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
@@ -42,5 +43,6 @@ export const MIGRATIONS = [
   Glossaries1764400000000,
   LiveKitReconciliation1764500000000,
   Teams1764600000000,
+  AuditLog1764610000000,
   OpenConnectionsByOrganization1764700000000,
 ];

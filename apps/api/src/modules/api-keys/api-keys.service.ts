@@ -11,12 +11,14 @@ import { PERMISSIONS, ROLE_PERMISSIONS, type Permission } from '@app/domain';
 import type { ApiKeyRow } from './api-keys.repository';
 import { DatabaseClient } from '../../database/database.client';
 import { ApiKeysRepository } from './api-keys.repository';
+import { AuditLogService } from '../audit/audit-log.service';
 
 @Injectable()
 export class ApiKeysService {
   constructor(
     private readonly database: DatabaseClient,
     private readonly keys: ApiKeysRepository,
+    private readonly audit: AuditLogService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -28,22 +30,26 @@ export class ApiKeysService {
     const held = ROLE_PERMISSIONS[actor.role].filter((permission) => actor.scopes === null || actor.scopes.includes(permission));
     const beyond = (request.scopes ?? []).filter((permission) => !held.includes(permission));
     if (beyond.length > 0) throw ApiError.forbidden(`A key cannot be given ${beyond.join(', ')}: you do not hold it.`);
-    return this.createFor(actor.organizationId, actor.userId, request.name, {
-      scopes: request.scopes ?? held,
-      expiresAt: request.expiresAt,
-    });
+    return this.createFor(
+      actor.organizationId,
+      actor.userId,
+      request.name,
+      { scopes: request.scopes ?? held, expiresAt: request.expiresAt },
+      actor,
+    );
   }
 
   /**
-   * Also used by the operator CLI, which has no actor yet (its key holds every permission of the owner).
-   * The organization's row is locked while its active keys are counted, so concurrent creations never
-   * pass the cap together.
+   * Also used by the operator CLI, which has no actor yet (its key holds every permission of the owner;
+   * audited as the operator's). The organization's row is locked while its active keys are counted, so
+   * concurrent creations never pass the cap together.
    */
   async createFor(
     organizationId: string,
     userId: string,
     name: string,
     limits: { scopes: Permission[] | null; expiresAt: Date | null } = { scopes: null, expiresAt: null },
+    by: Actor | null = null,
   ): Promise<CreatedApiKeyView> {
     const secret = generateApiKeySecret();
     const { keyPrefix, keyLast4 } = describeSecret(secret);
@@ -54,7 +60,14 @@ export class ApiKeysService {
         throw ApiError.conflict(`The organization already has ${cap} active API keys, the most it may have: revoke one first.`);
       }
       const keyHash = hashApiKeySecret(secret, this.config.apiKeyPepper);
-      return this.keys.insert(organizationId, { userId, name, keyPrefix, keyLast4, keyHash, ...limits }, tx);
+      const key = await this.keys.insert(organizationId, { userId, name, keyPrefix, keyLast4, keyHash, ...limits }, tx);
+      await this.audit.record(tx, by ?? { type: 'operator', organizationId }, {
+        action: 'api_key.created',
+        target: { type: 'api_key', id: key.id },
+        // Its prefix and last characters are shown in the key list too; the secret never is.
+        details: { name, key_prefix: keyPrefix, key_last4: keyLast4, user_id: userId, scopes: limits.scopes, expires_at: limits.expiresAt },
+      });
+      return key;
     });
     return { ...keyView(view), key: secret };
   }
@@ -64,8 +77,10 @@ export class ApiKeysService {
   }
 
   async revoke(actor: Actor, keyId: string): Promise<void> {
-    if (!(await this.database.oneStatement((tx) => this.keys.revoke(actor.organizationId, keyId, tx))))
-      throw ApiError.notFound('API key not found.');
+    await this.database.transaction(async (tx) => {
+      if (!(await this.keys.revoke(actor.organizationId, keyId, tx))) throw ApiError.notFound('API key not found.');
+      await this.audit.record(tx, actor, { action: 'api_key.revoked', target: { type: 'api_key', id: keyId } });
+    });
   }
 }
 

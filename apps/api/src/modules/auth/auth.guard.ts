@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { ApiError } from '../../common/errors/api-error';
 import { NOT_RATE_LIMITED } from '../../common/rate-limiting/not-rate-limited.decorator';
 import { RateLimitsService } from '../../common/rate-limiting/rate-limits.service';
-import type { Actor, AuthenticatedRequest } from '../../common/auth/actor';
+import type { Actor, AuthenticatedRequest, Credential } from '../../common/auth/actor';
 import { ApiKeyAuthenticator } from './api-key.authenticator';
 import { looksLikeApiKey } from '../../common/auth/api-key-secret';
 import { rememberRoute } from '../../common/validation/route-inputs';
@@ -61,17 +61,20 @@ export class AuthGuard implements CanActivate {
     }
     // The credential is verified first: a valid one is limited only by its own budget, whatever others
     // sent from the same address (a NAT, a proxy); only a failure is counted against the address.
-    let actor: Actor;
+    let credential: Credential;
     const organizationHeader = request.headers[ORGANIZATION_HEADER];
     const organizationId = typeof organizationHeader === 'string' ? organizationHeader.trim() : null;
     try {
-      actor = await this.authenticate(request.headers.authorization, organizationId);
+      credential = await this.authenticate(request.headers.authorization, organizationId);
     } catch (error) {
       throw error instanceof ApiError && error.status === 401 ? await this.limits.failedAuthentication(address, error) : error;
     }
+    const actor: Actor = Object.assign(credential, { requestId: request.id ?? null, ip: request.ip ?? null });
     request.actor = actor;
-    const credential = actor.apiKeyId !== null ? `key:${actor.apiKeyId}` : `user:${actor.userId}`;
-    setHeaders(response, await this.limits.spend('credential', credential));
+    // A 403 from here on is recorded in the audit log (by the exception filter) with what the route needs.
+    request.accessRule = access.rule;
+    const budget = actor.apiKeyId !== null ? `key:${actor.apiKeyId}` : `user:${actor.userId}`;
+    setHeaders(response, await this.limits.spend('credential', budget));
     // An API key acts in its own organization only.
     if (actor.apiKeyId !== null && organizationId !== null && organizationId.toLowerCase() !== actor.organizationId) {
       throw ApiError.notFound(`Organization ${organizationId} not found: an API key acts in its own organization only.`);
@@ -108,7 +111,7 @@ export class AuthGuard implements CanActivate {
     return access;
   }
 
-  private async authenticate(header: string | undefined, organizationId: string | null): Promise<Actor> {
+  private async authenticate(header: string | undefined, organizationId: string | null): Promise<Credential> {
     if (!header) throw ApiError.unauthorized('Missing bearer credentials: send the header Authorization: Bearer <api key>.');
     const match = BEARER.exec(header);
     if (!match) throw ApiError.unauthorized('Malformed Authorization header: expected "Bearer <credential>".');

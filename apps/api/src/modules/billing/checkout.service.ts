@@ -5,6 +5,8 @@ import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
 import type { CheckoutDto, CheckoutView } from './billing.dto';
 import { StripeGateway } from './stripe.gateway';
+import { DatabaseClient } from '../../database/database.client';
+import { AuditLogService } from '../audit/audit-log.service';
 
 /** Appends `session_id={CHECKOUT_SESSION_ID}` (Stripe fills in the placeholder; it must stay unencoded). */
 export function withSessionId(url: string): string {
@@ -18,6 +20,8 @@ export function withSessionId(url: string): string {
 export class CheckoutService {
   constructor(
     private readonly stripe: StripeGateway,
+    private readonly database: DatabaseClient,
+    private readonly audit: AuditLogService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -38,6 +42,14 @@ export class CheckoutService {
       successUrl: withSessionId(successUrl),
       cancelUrl,
     });
+    // Nothing of ours changes but the audit log: one statement once Stripe made the session.
+    await this.database.oneStatement((tx) =>
+      this.audit.record(tx, actor, {
+        action: 'checkout.created',
+        target: { type: 'checkout_session', id: session.id },
+        details: { amount_cents: dto.amount_cents, currency },
+      }),
+    );
     return { checkout_id: session.id, checkout_url: session.url };
   }
 }

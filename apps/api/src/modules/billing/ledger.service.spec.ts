@@ -4,6 +4,7 @@ import { HotRowWritesService } from '../../database/hot-row-writes.service';
 import type { Tx } from '../../database/sql';
 import type { CustomerEvent, CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
 import type { BalanceMove, ChargeLine, CreditAccountsRepository, CreditLine, LedgerRow } from './credit-accounts.repository';
+import type { AuditEntry, AuditLogService, NonMember } from '../audit/audit-log.service';
 import { LedgerService } from './ledger.service';
 
 /** The ledger lines and balance moves the LedgerService decides, with its repository and events replaced. */
@@ -22,6 +23,7 @@ describe('LedgerService', () => {
   let emitted: CustomerEvent[];
   let transactions: number;
   let hot: HotRowWritesService;
+  let audited: { by: NonMember; entry: AuditEntry }[];
 
   function ledger(): LedgerService {
     const accounts = {
@@ -53,7 +55,8 @@ describe('LedgerService', () => {
       },
     } as unknown as DatabaseClient;
     const config = { credit: { currency: 'usd' } } as unknown as AppConfig;
-    return new LedgerService(config, database, hot, events, accounts);
+    const audit = { record: async (_tx: Tx, by: NonMember, entry: AuditEntry) => void audited.push({ by, entry }) } as AuditLogService;
+    return new LedgerService(config, database, hot, events, accounts, audit);
   }
 
   beforeEach(() => {
@@ -66,6 +69,7 @@ describe('LedgerService', () => {
     emitted = [];
     transactions = 0;
     hot = new HotRowWritesService();
+    audited = [];
   });
 
   it('writes a charge as a negative charge line and takes it off the balance', async () => {
@@ -158,12 +162,23 @@ describe('LedgerService', () => {
     expect(credits[0].occurredAt.getTime()).toBeGreaterThanOrEqual(before);
     expect(line).toMatchObject({ kind: 'grant', delta_cents: cents });
     expect(balance).toBe(after);
+    expect(audited).toEqual([
+      {
+        by: { type: 'operator', organizationId: 'org-1' },
+        entry: {
+          action: 'credit.granted',
+          target: { type: 'organization', id: 'org-1' },
+          details: { delta_cents: cents, currency: 'usd', note: 'goodwill' },
+        },
+      },
+    ]);
   });
 
   it('fails a grant the repository did not record', async () => {
     creditRecorded = false;
     await expect(ledger().grant({ organizationId: 'org-1', cents: 1_000 })).rejects.toThrow('The grant was not recorded.');
     expect(moves).toEqual([]);
+    expect(audited).toEqual([]);
   });
 
   it.each<[string, number, number | null, 'charge' | 'credit', number, string[]]>([

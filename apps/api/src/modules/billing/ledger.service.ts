@@ -7,6 +7,7 @@ import { HotRowWritesService } from '../../database/hot-row-writes.service';
 import type { AppConfig } from '../../config/app-config';
 import { CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
 import type { Tx } from '../../database/sql';
+import { AuditLogService } from '../audit/audit-log.service';
 import { CreditAccountsRepository, type ChargeLine, type CreditKind, type LedgerRow } from './credit-accounts.repository';
 
 export type { CreditKind, LedgerRow } from './credit-accounts.repository';
@@ -20,6 +21,7 @@ export class LedgerService {
     private readonly hot: HotRowWritesService,
     private readonly events: CustomerEventsPublisher,
     private readonly accounts: CreditAccountsRepository,
+    private readonly audit: AuditLogService,
   ) {}
 
   async charge(
@@ -66,18 +68,28 @@ export class LedgerService {
     return line;
   }
 
-  /** An operator's grant (`cents` may be negative), now, in a transaction of its own. */
+  /** An operator's grant (`cents` may be negative), now, in a transaction of its own with its audit event. */
   async grant(entry: { organizationId: string; cents: number; note?: string | null }): Promise<LedgerRow> {
-    const line = await this.database.transaction((tx) =>
-      this.credit(tx, {
+    const line = await this.database.transaction(async (tx) => {
+      const credited = await this.credit(tx, {
         organizationId: entry.organizationId,
         kind: 'grant',
         cents: entry.cents,
         occurredAt: new Date(),
         note: entry.note,
-      }),
-    );
-    if (!line) throw new Error('The grant was not recorded.');
+      });
+      if (!credited) throw new Error('The grant was not recorded.');
+      await this.audit.record(
+        tx,
+        { type: 'operator', organizationId: entry.organizationId },
+        {
+          action: 'credit.granted',
+          target: { type: 'organization', id: entry.organizationId },
+          details: { delta_cents: entry.cents, currency: this.config.credit.currency, note: entry.note ?? null },
+        },
+      );
+      return credited;
+    });
     return line;
   }
 

@@ -5,6 +5,7 @@ import type { AppConfig } from '../../config/app-config';
 import type { AlertsDto, AlertsView } from './billing.dto';
 import { CreditAccountsRepository } from './credit-accounts.repository';
 import { DatabaseClient } from '../../database/database.client';
+import { AuditLogService } from '../audit/audit-log.service';
 
 /**
  * `GET`/`PUT /v1/billing/alerts`: the organization's low-balance threshold. The alerts themselves are
@@ -15,6 +16,7 @@ export class LowBalanceAlertsService {
   constructor(
     private readonly accounts: CreditAccountsRepository,
     private readonly database: DatabaseClient,
+    private readonly audit: AuditLogService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -26,9 +28,14 @@ export class LowBalanceAlertsService {
   /** Setting the threshold sends nothing: an alert is sent when the balance crosses it. */
   async set(actor: Actor, dto: AlertsDto): Promise<AlertsView> {
     const { currency } = this.config.credit;
-    await this.database.oneStatement((tx) =>
-      this.accounts.setLowBalanceThreshold(actor.organizationId, currency, dto.low_balance_cents, tx),
-    );
+    await this.database.transaction(async (tx) => {
+      await this.accounts.setLowBalanceThreshold(actor.organizationId, currency, dto.low_balance_cents, tx);
+      await this.audit.record(tx, actor, {
+        action: 'billing.alerts_changed',
+        target: { type: 'organization', id: actor.organizationId },
+        details: { low_balance_cents: dto.low_balance_cents },
+      });
+    });
     return { low_balance_cents: dto.low_balance_cents };
   }
 }

@@ -3,6 +3,7 @@ import type { Tx } from '../../database/sql';
 import type { CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
 import type { OrganizationsRepository } from '../organizations/organizations.repository';
 import type { LedgerService } from './ledger.service';
+import type { AuditLogService } from '../audit/audit-log.service';
 import { PurchaseSettlementService } from './purchase-settlement.service';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
@@ -30,6 +31,7 @@ describe('PurchaseSettlementService', () => {
       { credit } as unknown as LedgerService,
       { emit: jest.fn() } as unknown as CustomerEventsPublisher,
       { idByReference } as unknown as OrganizationsRepository,
+      { record: jest.fn() } as unknown as AuditLogService,
     );
   });
   afterEach(() => jest.restoreAllMocks());

@@ -4,6 +4,7 @@ import { CustomerEventsPublisher } from '../customer-webhooks/customer-events.pu
 import type { Tx } from '../../database/sql';
 import { OrganizationsRepository } from '../organizations/organizations.repository';
 import { LedgerService } from './ledger.service';
+import { AuditLogService } from '../audit/audit-log.service';
 
 /** The event types that credit a checkout (the first only when its payment_status is `paid`). */
 const CREDITING_TYPES: ReadonlySet<string> = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
@@ -30,6 +31,7 @@ export class PurchaseSettlementService {
     private readonly ledger: LedgerService,
     private readonly events: CustomerEventsPublisher,
     private readonly organizations: OrganizationsRepository,
+    private readonly audit: AuditLogService,
   ) {}
 
   async apply(tx: Tx, payload: unknown): Promise<void> {
@@ -85,5 +87,14 @@ export class PurchaseSettlementService {
       provider_reference: line.provider_reference,
     };
     await this.events.emit(tx, { organizationId, type: 'credit.purchased', data });
+    await this.audit.record(
+      tx,
+      { type: 'system', organizationId },
+      {
+        action: 'credit.purchased',
+        target: { type: 'checkout_session', id: sessionId },
+        details: { delta_cents: line.delta_cents, currency: line.currency, stripe_event_id: eventId, stripe_event_type: type },
+      },
+    );
   }
 }

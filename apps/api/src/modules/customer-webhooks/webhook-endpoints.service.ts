@@ -14,6 +14,13 @@ import { CUSTOMER_EVENT_TYPES } from './event-types';
 import type { CreatedWebhookEndpointView, CreateWebhookEndpointDto, DeliveryView, WebhookEndpointView } from './webhook-endpoint.dto';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { AuditLogService } from '../audit/audit-log.service';
+
+/** An endpoint's address as the audit log keeps it: without credentials or a query, where a token could hide. */
+function auditedUrl(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+}
 
 const NOT_FOUND = 'Webhook endpoint not found.';
 
@@ -24,6 +31,7 @@ export class WebhookEndpointsService {
     private readonly endpoints: WebhookEndpointsRepository,
     private readonly deliveryLog: WebhookDeliveriesRepository,
     private readonly delivery: CustomerWebhookDeliveryWorker,
+    private readonly audit: AuditLogService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -33,8 +41,8 @@ export class WebhookEndpointsService {
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     // Every type (stored as null) when absent, so types added later reach it too; duplicates once.
     const events = Array.isArray(dto.events) ? CUSTOMER_EVENT_TYPES.filter((type) => (dto.events as string[]).includes(type)) : null;
-    const endpoint = await this.database.oneStatement((tx) =>
-      this.endpoints.create(
+    const endpoint = await this.database.transaction(async (tx) => {
+      const created = await this.endpoints.create(
         {
           organizationId: actor.organizationId,
           url: dto.url,
@@ -43,8 +51,14 @@ export class WebhookEndpointsService {
           secret,
         },
         tx,
-      ),
-    );
+      );
+      await this.audit.record(tx, actor, {
+        action: 'webhook_endpoint.created',
+        target: { type: 'webhook_endpoint', id: created.id },
+        details: { url: auditedUrl(dto.url), events: created.events, description: created.description },
+      });
+      return created;
+    });
     return { ...endpoint, secret };
   }
 
@@ -56,7 +70,12 @@ export class WebhookEndpointsService {
   async delete(actor: Actor, endpointId: string): Promise<void> {
     await this.database.transaction(async (tx) => {
       if (!(await this.endpoints.delete(endpointId, actor.organizationId, tx))) throw ApiError.notFound(NOT_FOUND);
-      await this.deliveryLog.failPending(endpointId, actor.organizationId, tx);
+      const stopped = await this.deliveryLog.failPending(endpointId, actor.organizationId, tx);
+      await this.audit.record(tx, actor, {
+        action: 'webhook_endpoint.deleted',
+        target: { type: 'webhook_endpoint', id: endpointId },
+        details: { pending_deliveries_failed: stopped },
+      });
     });
   }
 
@@ -67,7 +86,17 @@ export class WebhookEndpointsService {
 
   /** Sends the delivery again now: pending with one more attempt (a pending one keeps its schedule's). */
   async retry(actor: Actor, endpointId: string, deliveryId: string): Promise<DeliveryView> {
-    const delivery = await this.database.oneStatement((tx) => this.deliveryLog.retry(deliveryId, endpointId, actor.organizationId, tx));
+    const delivery = await this.database.transaction(async (tx) => {
+      const retried = await this.deliveryLog.retry(deliveryId, endpointId, actor.organizationId, tx);
+      if (retried) {
+        await this.audit.record(tx, actor, {
+          action: 'webhook_delivery.retried',
+          target: { type: 'webhook_delivery', id: deliveryId },
+          details: { endpoint_id: endpointId, event_id: retried.event_id, event_type: retried.event_type },
+        });
+      }
+      return retried;
+    });
     if (!delivery) {
       await this.assertEndpoint(actor, endpointId);
       throw ApiError.notFound('Delivery not found.');

@@ -1,3 +1,6 @@
+// Longer than ~300 lines on purpose: every change to an organization's glossaries goes through one
+// transaction shape (`change`: lock, limits, revision, audit event), and keeping them beside it shows that.
+
 import {
   duplicateTermIssues,
   decodeGlossaryText,
@@ -16,6 +19,7 @@ import type { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { DatabaseClient, type Transaction } from '../../database/database.client';
 import { GlossariesRepository, type GlossaryEntryRow, type GlossaryRow } from './glossaries.repository';
 import { GlossaryChangesService } from './glossary-changes.service';
+import { AuditLogService, type AuditEntry } from '../audit/audit-log.service';
 import {
   ENTRIES_PER_GLOSSARY,
   GLOSSARIES_PER_ORGANIZATION,
@@ -58,17 +62,23 @@ export class GlossariesService {
     private readonly database: DatabaseClient,
     private readonly glossaries: GlossariesRepository,
     private readonly changes: GlossaryChangesService,
+    private readonly audit: AuditLogService,
   ) {}
 
   /**
    * The one shape of every change: one transaction that first takes the organization's glossary lock
    * (so limits, duplicates and counts hold against concurrent changes) and ends by recording what it
-   * changed (`changed` false: nothing a room applies changed).
+   * changed (`changed` false: nothing a room applies changed) and its audit event.
    */
-  private async change<T>(organizationId: string, work: (tx: Transaction) => Promise<{ result: T; changed: boolean }>): Promise<T> {
+  private async change<T>(
+    actor: Actor,
+    work: (tx: Transaction) => Promise<{ result: T; changed: boolean; audit: AuditEntry }>,
+  ): Promise<T> {
+    const organizationId = actor.organizationId;
     const { result, jobs } = await this.database.transaction(async (tx) => {
       await this.glossaries.lockOrganization(organizationId, tx);
-      const { result, changed } = await work(tx);
+      const { result, changed, audit } = await work(tx);
+      await this.audit.record(tx, actor, audit);
       return { result, jobs: changed ? (await this.changes.recorded(tx, organizationId)).jobs : [] };
     });
     await this.changes.flush(jobs);
@@ -79,7 +89,7 @@ export class GlossariesService {
     const organizationId = actor.organizationId;
     const entries = createdEntries(dto);
     const isDefault = dto.default ?? false;
-    return this.change(organizationId, async (tx) => {
+    return this.change(actor, async (tx) => {
       if ((await this.glossaries.count(organizationId, tx)) >= GLOSSARIES_PER_ORGANIZATION) {
         throw invalid(['body'], [limitReached(`an organization holds at most ${GLOSSARIES_PER_ORGANIZATION} glossaries`)]);
       }
@@ -93,6 +103,11 @@ export class GlossariesService {
       return {
         result: glossary,
         changed: affects,
+        audit: {
+          action: 'glossary.created',
+          target: { type: 'glossary', id: glossary.id },
+          details: { name: dto.name, default: isDefault, entry_count: entries.length },
+        },
       };
     });
   }
@@ -110,7 +125,7 @@ export class GlossariesService {
   /** A new name changes nothing a room applies; a new `default` does. */
   async update(actor: Actor, glossaryId: string, dto: UpdateGlossaryDto): Promise<GlossaryRow> {
     const organizationId = actor.organizationId;
-    return this.change(organizationId, async (tx) => {
+    return this.change(actor, async (tx) => {
       const locked = await this.glossaries.lock(glossaryId, organizationId, tx);
       if (!locked) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
       const glossary = await this.glossaries.update(
@@ -121,9 +136,14 @@ export class GlossariesService {
       );
       if (!glossary) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
       const defaultChanged = dto.default !== undefined && dto.default !== locked.isDefault;
+      const fields = {
+        ...(dto.name !== undefined ? { name: dto.name } : {}),
+        ...(dto.default !== undefined ? { default: dto.default } : {}),
+      };
       return {
         result: glossary,
         changed: defaultChanged,
+        audit: { action: 'glossary.updated', target: { type: 'glossary', id: glossaryId }, details: fields },
       };
     });
   }
@@ -131,11 +151,11 @@ export class GlossariesService {
   /** Deletes the glossary and its entries; it leaves every room's list that held it. */
   async delete(actor: Actor, glossaryId: string): Promise<void> {
     const organizationId = actor.organizationId;
-    await this.change(organizationId, async (tx) => {
+    await this.change(actor, async (tx) => {
       const deleted = await this.glossaries.delete(glossaryId, organizationId, tx);
       if (!deleted) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
       await this.glossaries.leaveRooms(glossaryId, organizationId, tx);
-      return { result: undefined, changed: true };
+      return { result: undefined, changed: true, audit: { action: 'glossary.deleted', target: { type: 'glossary', id: glossaryId } } };
     });
   }
 
@@ -162,7 +182,7 @@ export class GlossariesService {
   async addEntry(actor: Actor, glossaryId: string, body: unknown): Promise<GlossaryEntryRow> {
     const organizationId = actor.organizationId;
     const read = readGlossaryEntry(body);
-    return this.change(organizationId, async (tx) => {
+    return this.change(actor, async (tx) => {
       const locked = await this.glossaries.lock(glossaryId, organizationId, tx);
       if (!locked) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
       if (!read.ok) throw invalid(['body'], read.error);
@@ -183,18 +203,26 @@ export class GlossariesService {
       }
       const entry = await this.glossaries.insertEntry(glossaryId, organizationId, added, tx);
       await this.glossaries.recount(glossaryId, organizationId, tx);
-      return { result: entry, changed: true };
+      return {
+        result: entry,
+        changed: true,
+        audit: { action: 'glossary.entry_added', target: { type: 'glossary', id: glossaryId }, details: { entry_id: entry.id } },
+      };
     });
   }
 
   async deleteEntry(actor: Actor, glossaryId: string, entryId: string): Promise<void> {
     const organizationId = actor.organizationId;
-    await this.change(organizationId, async (tx) => {
+    await this.change(actor, async (tx) => {
       if (!(await this.glossaries.lock(glossaryId, organizationId, tx))) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
       if (!(await this.glossaries.deleteEntry(glossaryId, entryId, organizationId, tx)))
         throw ApiError.notFound('Glossary entry not found.');
       await this.glossaries.recount(glossaryId, organizationId, tx);
-      return { result: undefined, changed: true };
+      return {
+        result: undefined,
+        changed: true,
+        audit: { action: 'glossary.entry_deleted', target: { type: 'glossary', id: glossaryId }, details: { entry_id: entryId } },
+      };
     });
   }
 
@@ -202,7 +230,7 @@ export class GlossariesService {
   async replaceEntries(actor: Actor, glossaryId: string, body: EntriesBody): Promise<{ entry_count: number }> {
     const organizationId = actor.organizationId;
     const entries = this.entriesOf(body);
-    return this.change(organizationId, async (tx) => {
+    return this.change(actor, async (tx) => {
       if (!(await this.glossaries.lock(glossaryId, organizationId, tx))) throw ApiError.notFound(GLOSSARY_NOT_FOUND);
       if (!entries.ok) throw entries.error;
       await this.glossaries.removeEntries(glossaryId, organizationId, tx);
@@ -211,6 +239,11 @@ export class GlossariesService {
       return {
         result: { entry_count: entries.value.length },
         changed: true,
+        audit: {
+          action: 'glossary.entries_replaced',
+          target: { type: 'glossary', id: glossaryId },
+          details: { entry_count: entries.value.length, format: body.kind },
+        },
       };
     });
   }
@@ -253,7 +286,7 @@ export class GlossariesService {
   async setRoomGlossaries(actor: Actor, roomId: string, glossaryIds: string[]): Promise<{ glossary_ids: string[] }> {
     const organizationId = actor.organizationId;
     const ids = glossaryIds.map((id) => id.toLowerCase());
-    return this.change(organizationId, async (tx) => {
+    return this.change(actor, async (tx) => {
       if (!(await this.glossaries.roomList(roomId, organizationId, tx))) throw ApiError.notFound('Room not found.');
       const owned = await this.glossaries.owned(organizationId, ids, tx);
       const foreign = ids.flatMap((id, index): FieldIssue[] =>
@@ -271,7 +304,11 @@ export class GlossariesService {
       );
       if (foreign.length > 0) throw invalid(['body'], foreign);
       await this.glossaries.setRoomList(roomId, organizationId, ids, tx);
-      return { result: { glossary_ids: ids }, changed: true };
+      return {
+        result: { glossary_ids: ids },
+        changed: true,
+        audit: { action: 'room.glossaries_set', target: { type: 'room', id: roomId }, details: { glossary_ids: ids } },
+      };
     });
   }
 }

@@ -9,6 +9,7 @@ import { InviteCodesService } from './invite-codes.service';
 import type { InvitePreviewView, MintedInviteView, MintInviteDto } from './invite.dto';
 import { InvitesRepository, type InviteRow } from './invites.repository';
 import { DatabaseClient } from '../../database/database.client';
+import { AuditLogService } from '../audit/audit-log.service';
 
 @Injectable()
 export class InvitesService {
@@ -18,6 +19,7 @@ export class InvitesService {
     private readonly rooms: RoomsRepository,
     private readonly codes: InviteCodesService,
     private readonly tokens: JoinTokensService,
+    private readonly audit: AuditLogService,
   ) {}
 
   async mint(actor: Actor, roomId: string, dto: MintInviteDto): Promise<MintedInviteView> {
@@ -25,8 +27,8 @@ export class InvitesService {
     if (!status) throw ApiError.notFound('Room not found.');
     assertCanMintInvite(status);
     const { code, hash } = this.codes.mint();
-    const expiresAt = await this.database.oneStatement((tx) =>
-      this.invites.insert(
+    const expiresAt = await this.database.transaction(async (tx) => {
+      const inserted = await this.invites.insert(
         {
           organizationId: actor.organizationId,
           roomId,
@@ -35,15 +37,28 @@ export class InvitesService {
           maxUses: dto.max_uses,
         },
         tx,
-      ),
-    );
+      );
+      // The code is a credential: the event names the room, never the code.
+      if (inserted) {
+        await this.audit.record(tx, actor, {
+          action: 'invite.created',
+          target: { type: 'room', id: roomId },
+          details: { expires_at: inserted, max_uses: dto.max_uses },
+        });
+      }
+      return inserted;
+    });
     if (!expiresAt) throw ApiError.notFound('Room not found.');
     return { invite_code: code, expires_at: expiresAt, max_uses: dto.max_uses };
   }
 
-  /** Removes every link of the room; another organization's room matches no row, silently. */
+  /** Removes every link of the room; another organization's room matches no row, silently (and leaves no audit event). */
   async revokeAll(actor: Actor, roomId: string): Promise<void> {
-    await this.database.oneStatement((tx) => this.invites.revokeAll(actor.organizationId, roomId, tx));
+    await this.database.transaction(async (tx) => {
+      const revoked = await this.invites.revokeAll(actor.organizationId, roomId, tx);
+      if (revoked === 0) return;
+      await this.audit.record(tx, actor, { action: 'invites.revoked', target: { type: 'room', id: roomId }, details: { revoked } });
+    });
   }
 
   /** The link (by the stored hash of its verified code), its room, and the languages the room holds right now. */

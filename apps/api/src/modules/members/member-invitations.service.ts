@@ -9,6 +9,7 @@ import { DatabaseClient } from '../../database/database.client';
 import { MembershipsRepository } from '../organizations/memberships.repository';
 import type { CreatedInvitationView, MembershipView } from './member.dto';
 import { MemberInvitationsRepository, type InvitationRow } from './member-invitations.repository';
+import { AuditLogService } from '../audit/audit-log.service';
 
 const VALID_FOR_MS = 7 * 24 * 3600_000;
 const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest();
@@ -23,13 +24,14 @@ export class MemberInvitationsService {
     private readonly database: DatabaseClient,
     private readonly invitations: MemberInvitationsRepository,
     private readonly memberships: MembershipsRepository,
+    private readonly audit: AuditLogService,
   ) {}
 
   async create(actor: Actor, email: string, role: Role): Promise<CreatedInvitationView> {
     if (exceeds(role, actor.role)) throw ApiError.forbidden(`A ${actor.role} cannot invite a ${role}: the role is above their own.`);
     const token = `inv_${randomBytes(32).toString('base64url')}`;
-    const row = await this.database.oneStatement((tx) =>
-      this.invitations.insert(
+    const row = await this.database.transaction(async (tx) => {
+      const invitation = await this.invitations.insert(
         {
           organizationId: actor.organizationId,
           email,
@@ -39,8 +41,14 @@ export class MemberInvitationsService {
           expiresAt: new Date(Date.now() + VALID_FOR_MS),
         },
         tx,
-      ),
-    );
+      );
+      await this.audit.record(tx, actor, {
+        action: 'member_invitation.created',
+        target: { type: 'member_invitation', id: invitation.id },
+        details: { email, role, expires_at: invitation.expires_at },
+      });
+      return invitation;
+    });
     return { ...row, invitation_token: token };
   }
 
@@ -49,9 +57,10 @@ export class MemberInvitationsService {
   }
 
   async revoke(actor: Actor, id: string): Promise<void> {
-    if (!(await this.database.oneStatement((tx) => this.invitations.revoke(actor.organizationId, id, tx)))) {
-      throw ApiError.notFound('Invitation not found.');
-    }
+    await this.database.transaction(async (tx) => {
+      if (!(await this.invitations.revoke(actor.organizationId, id, tx))) throw ApiError.notFound('Invitation not found.');
+      await this.audit.record(tx, actor, { action: 'member_invitation.revoked', target: { type: 'member_invitation', id } });
+    });
   }
 
   /** Joins the invitation's organization with its role; a member already keeps the role it has. */
@@ -68,7 +77,17 @@ export class MemberInvitationsService {
       if (invitation.revoked) throw ApiError.gone('This invitation was revoked.');
       if (invitation.expired) throw ApiError.gone('This invitation expired.');
       await this.invitations.markAccepted(invitation.organization_id, invitation.id, actor.userId, tx);
-      await this.memberships.add(invitation.organization_id, actor.userId, invitation.role, tx);
+      const joined = await this.memberships.add(invitation.organization_id, actor.userId, invitation.role, tx);
+      // In the organization the invitation is for, whichever one the session acts in.
+      await this.audit.record(
+        tx,
+        { ...actor, organizationId: invitation.organization_id },
+        {
+          action: 'member_invitation.accepted',
+          target: { type: 'member_invitation', id: invitation.id },
+          details: { email: invitation.email, role: invitation.role, already_a_member: joined === null },
+        },
+      );
       const [membership] = (await this.memberships.organizationsOf(actor.userId, tx)).filter(
         (m) => m.organization_id === invitation.organization_id,
       );

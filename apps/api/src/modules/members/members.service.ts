@@ -6,6 +6,7 @@ import { toPage, type Page } from '../../common/pagination/page';
 import type { PageQueryDto } from '../../common/pagination/page-query.dto';
 import { DatabaseClient } from '../../database/database.client';
 import { MembershipsRepository, type MemberRow, type UserOrganizationRow } from '../organizations/memberships.repository';
+import { AuditLogService } from '../audit/audit-log.service';
 
 /**
  * An organization's members and their roles. The owner rules: only an owner makes or unmakes an owner,
@@ -17,6 +18,7 @@ export class MembersService {
   constructor(
     private readonly database: DatabaseClient,
     private readonly memberships: MembershipsRepository,
+    private readonly audit: AuditLogService,
   ) {}
 
   async list(actor: Actor, query: PageQueryDto): Promise<Page<MemberRow>> {
@@ -34,6 +36,11 @@ export class MembersService {
       if (current === role) return;
       this.ownerRules(actor, roles, current, role === 'owner');
       await this.memberships.changeRole(actor.organizationId, userId, role, tx);
+      await this.audit.record(tx, actor, {
+        action: 'member.role_changed',
+        target: { type: 'member', id: userId },
+        details: { from: current, to: role },
+      });
     });
     const [member] = await this.memberships.page(actor.organizationId, 1, 0, userId);
     return member;
@@ -46,6 +53,7 @@ export class MembersService {
       const current = this.memberOf(roles, userId);
       this.ownerRules(actor, roles, current, false);
       await this.memberships.remove(actor.organizationId, userId, tx);
+      await this.audit.record(tx, actor, { action: 'member.removed', target: { type: 'member', id: userId }, details: { role: current } });
     });
   }
 

@@ -31,13 +31,18 @@ export class RoomLifecycleService {
     return this.rooms.lockByLiveKitNames(livekitNames, tx);
   }
 
-  /** Ends the organization's room at `at`, closing its open connections there; ending an ended room changes nothing. */
-  async end(organizationId: string, roomId: string, at: Date): Promise<void> {
+  /**
+   * Ends the organization's room at `at`, closing its open connections there; ending an ended room changes
+   * nothing. `ended` runs in the same transaction when this call ended it (the audit event of who did).
+   */
+  async end(organizationId: string, roomId: string, at: Date, ended?: (tx: Tx, room: RoomRow) => Promise<void>): Promise<void> {
     const jobs = await this.database.transaction(async (tx) => {
       const room = await this.rooms.lockForLifecycle(organizationId, roomId, tx);
       if (!room) return [];
+      const before = room.status;
       const decided = await this.endLocked(tx, room, at);
       await this.outbox.write(tx, decided);
+      if (room.status !== before) await ended?.(tx, room);
       return decided;
     });
     await this.outbox.flush(jobs);

@@ -12,6 +12,7 @@ import { RoomLifecycleService } from './room-lifecycle.service';
 import type { CreateRoomDto, CreatedRoomView, RoomDetailView, RoomListQueryDto, RoomView } from './room.dto';
 import { RoomsRepository } from './rooms.repository';
 import { DatabaseClient } from '../../database/database.client';
+import { AuditLogService } from '../audit/audit-log.service';
 
 function nameTaken(name: string): ApiError {
   return ApiError.conflict(`A live room named "${name}" already exists; choose another name or end that room first.`);
@@ -31,6 +32,7 @@ export class RoomsService {
     private readonly livekit: LiveKitGateway,
     private readonly lifecycle: RoomLifecycleService,
     private readonly credit: CreditGateService,
+    private readonly audit: AuditLogService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -53,20 +55,24 @@ export class RoomsService {
     const { sid } = await this.livekit.createRoom(livekitName);
     let inserted: boolean;
     try {
-      inserted = await this.database.oneStatement((tx) =>
-        this.rooms.insert(
-          {
-            id,
-            organizationId: actor.organizationId,
-            name,
-            livekitName,
-            sid,
-            streamingMode: dto.streaming_mode ?? null,
-            createdByUserId: actor.userId,
-          },
-          tx,
-        ),
-      );
+      inserted = await this.database.transaction(async (tx) => {
+        const room = {
+          id,
+          organizationId: actor.organizationId,
+          name,
+          livekitName,
+          sid,
+          streamingMode: dto.streaming_mode ?? null,
+          createdByUserId: actor.userId,
+        };
+        if (!(await this.rooms.insert(room, tx))) return false;
+        await this.audit.record(tx, actor, {
+          action: 'room.created',
+          target: { type: 'room', id },
+          details: { room: name, streaming_mode: room.streamingMode },
+        });
+        return true;
+      });
     } catch (error) {
       await this.deleteUnrecorded(livekitName);
       throw error;
@@ -101,6 +107,12 @@ export class RoomsService {
     if (!room) throw ApiError.notFound('Room not found.');
     if (nextRoomStatus(room.status, 'room_ended') === room.status) return;
     await this.livekit.deleteRoom(room.livekit_name);
-    await this.lifecycle.end(actor.organizationId, roomId, new Date());
+    await this.lifecycle.end(actor.organizationId, roomId, new Date(), (tx, ended) =>
+      this.audit.record(tx, actor, {
+        action: 'room.ended_by_api',
+        target: { type: 'room', id: roomId },
+        details: { room: ended.name, ended_at: ended.ended_at },
+      }),
+    );
   }
 }

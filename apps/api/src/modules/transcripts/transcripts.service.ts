@@ -8,6 +8,7 @@ import { RoomTokensRepository } from '../rooms/room-tokens.repository';
 import type { TranscriptQueryDto, TranscriptSegmentView, TranscriptSettingsDto, TranscriptSettingsView } from './transcript.dto';
 import { TranscriptsRepository, type TranscriptRoom } from './transcripts.repository';
 import { DatabaseClient } from '../../database/database.client';
+import { AuditLogService } from '../audit/audit-log.service';
 
 const ROOM_NOT_FOUND = 'Room not found.';
 
@@ -18,6 +19,7 @@ export class TranscriptsService {
     private readonly transcripts: TranscriptsRepository,
     private readonly tokens: RoomTokensRepository,
     private readonly database: DatabaseClient,
+    private readonly audit: AuditLogService,
   ) {}
 
   async page(actor: Actor, roomId: string, query: TranscriptQueryDto): Promise<Page<TranscriptSegmentView>> {
@@ -54,7 +56,10 @@ export class TranscriptsService {
   /** Idempotent: erasing an empty transcript is 204 too. */
   async erase(actor: Actor, roomId: string): Promise<void> {
     await this.room(actor, roomId);
-    await this.database.oneStatement((tx) => this.transcripts.erase(actor.organizationId, roomId, tx));
+    await this.database.transaction(async (tx) => {
+      const erased = await this.transcripts.erase(actor.organizationId, roomId, tx);
+      await this.audit.record(tx, actor, { action: 'transcript.erased', target: { type: 'room', id: roomId }, details: { erased } });
+    });
   }
 
   async settings(actor: Actor): Promise<TranscriptSettingsView> {
@@ -64,7 +69,14 @@ export class TranscriptsService {
 
   async saveSettings(actor: Actor, dto: TranscriptSettingsDto): Promise<TranscriptSettingsView> {
     const settings = { store: dto.store, retentionDays: dto.retention_days };
-    await this.database.oneStatement((tx) => this.transcripts.saveSettings(actor.organizationId, settings, tx));
+    await this.database.transaction(async (tx) => {
+      await this.transcripts.saveSettings(actor.organizationId, settings, tx);
+      await this.audit.record(tx, actor, {
+        action: 'transcripts.settings_changed',
+        target: { type: 'organization', id: actor.organizationId },
+        details: { store: dto.store, retention_days: dto.retention_days },
+      });
+    });
     return { store: dto.store, retention_days: dto.retention_days };
   }
 
