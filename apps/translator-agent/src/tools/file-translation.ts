@@ -170,6 +170,7 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
     recognitionRestart: () => observer?.recognitionRestart(),
     providerError: (stage, recoverable) => observer?.providerError(stage, recoverable),
     glossaryUnapplied: (pipeline) => observer?.glossaryUnapplied?.(pipeline),
+    revisedWords: (source, target, count) => observer?.revisedWords?.(source, target, count),
     spokenChunk: (source, target, chunk) => {
       spoken.push(chunk);
       events.push('spoken');
