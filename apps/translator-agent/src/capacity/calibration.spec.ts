@@ -17,14 +17,17 @@ describe('stream capacity calibration', () => {
     return workerStreamCapacity(loaded.config);
   };
 
-  it('runs in the configured timing: simultaneous mode speaks the recording in chunks, sentence mode as one utterance', async () => {
+  it('runs in real time in the configured timing: simultaneous mode speaks the recording in chunks, sentence mode as one utterance', async () => {
     const simultaneous = await calibrated('simultaneous');
     expect(simultaneous.source).toMatch(/\(simultaneous timing, pieces spoken: ([2-9]|\d\d+)\)/);
     const sentence = await calibrated('sentence');
     expect(sentence.source).toMatch(/\(sentence timing, pieces spoken: 1\)/);
-    for (const { capacity, costPerStream } of [simultaneous, sentence]) {
+    for (const { capacity, costPerStream, source } of [simultaneous, sentence]) {
       expect(capacity).toBeGreaterThanOrEqual(1);
       expect(costPerStream).toBeGreaterThan(0);
+      // As streams run: fed and played out in real time; the line shows how K follows from the cost.
+      expect(source).toMatch(/ in real time /);
+      expect(source).toContain(`= ${capacity}`);
     }
   }, 120_000);
 });

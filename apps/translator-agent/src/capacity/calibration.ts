@@ -1,8 +1,10 @@
 /**
  * How many speaker streams this machine serves in real time with the local pipeline, measured at
- * worker start: one recording is run through the speaker pipeline as fast as it goes, in the configured
- * timing (sentence or simultaneous), and the CPU it took (this process and the engines' processes) per
- * second of audio is the cost of one stream.
+ * worker start: one recording is run through the speaker pipeline as a stream really runs — fed in real
+ * time, its translated speech played out in real time, in the configured timing (sentence or
+ * simultaneous) — and the CPU it took (this process and the engines' processes) per second of audio is
+ * the cost of one stream. About 10 s; run as fast as it goes, the same work cost less CPU per second
+ * (no 10 ms pacing of frames in and out) and the figure did not match what the bench's streams cost.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -32,6 +34,8 @@ export interface Calibration {
   timing: SpeechPipelineConfig['timing'];
   piecesSpoken: number;
   wallMs: number;
+  /** Fed and played out in real time, as streams run (the worker's calibration); false: as fast as it goes. */
+  paced: boolean;
 }
 
 /** Streams the cores serve at the target utilization, at least one. */
@@ -63,8 +67,12 @@ function recording(): { audio: PcmAudio; name: string } {
   }
 }
 
-/** Runs the local pipeline over the recording once (a few seconds of CPU at start). */
-export async function calibrateStreamCapacity(pipeline: SpeechPipelineConfig, cores = os.availableParallelism()): Promise<Calibration> {
+/** Runs the local pipeline over the recording once: in real time by default (about 10 s at start, under 2 s of CPU). */
+export async function calibrateStreamCapacity(
+  pipeline: SpeechPipelineConfig,
+  cores = os.availableParallelism(),
+  paced = true,
+): Promise<Calibration> {
   const { audio, name } = recording();
   const providers = createSpeechProviders(pipeline, 24_000, () => undefined);
   try {
@@ -76,7 +84,7 @@ export async function calibrateStreamCapacity(pipeline: SpeechPipelineConfig, co
       audio,
       providers,
       sampleRate: 24_000,
-      paced: false,
+      paced,
       // Simultaneous mode costs more per stream (a synthesis per chunk): measured as configured.
       simultaneous: chunkPolicyFor(pipeline.timing),
     });
@@ -89,6 +97,7 @@ export async function calibrateStreamCapacity(pipeline: SpeechPipelineConfig, co
       timing: pipeline.timing,
       piecesSpoken: result.chunks_spoken,
       wallMs: Math.round(performance.now() - started),
+      paced,
     };
   } finally {
     await providers.close?.();

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { AgentConfig } from '../config';
-import { calibrateStreamCapacity } from './calibration';
+import { calibrateStreamCapacity, TARGET_UTILIZATION } from './calibration';
 
 /**
  * Streams per core assumed when recognition, translation and synthesis are all hosted: the worker
@@ -23,7 +23,9 @@ export async function workerStreamCapacity(config: AgentConfig): Promise<WorkerS
     return {
       capacity: c.capacity,
       costPerStream: Math.round(c.costPerStream * 1000) / 1000,
-      source: `calibrated on ${c.recording} in ${c.wallMs} ms (${c.timing} timing, pieces spoken: ${c.piecesSpoken}): ${c.costPerStream.toFixed(3)} CPU s per audio s, ${c.cores} cores`,
+      source:
+        `calibrated on ${c.recording} in ${c.wallMs} ms, ${c.paced ? 'in real time' : 'unpaced'} (${c.timing} timing, pieces spoken: ${c.piecesSpoken}): ` +
+        `${c.costPerStream.toFixed(3)} CPU s per audio s, ${c.cores} cores: ⌊${c.cores} × ${TARGET_UTILIZATION} ÷ ${c.costPerStream.toFixed(3)}⌋ = ${c.capacity}`,
     };
   }
   const cores = os.availableParallelism();

@@ -21,11 +21,11 @@ initializeLogger({ pretty: false, level: 'error' });
 const WER_BOUND: Record<string, number> = {
   'sense_and_sensibility_01_austen_64kb-0870': 0.5, // measured 0.364
   'sense_and_sensibility_01_austen_64kb-0880': 0.4, // 0.250
-  'sense_and_sensibility_01_austen_64kb-0890': 0.55, // 0.429
-  'sense_and_sensibility_01_austen_64kb-0920': 0.35, // 0.211
-  'sense_and_sensibility_01_austen_64kb-0930': 0.8, // 0.625
+  'sense_and_sensibility_01_austen_64kb-0890': 0.5, // 0.357
+  'sense_and_sensibility_01_austen_64kb-0920': 0.65, // 0.526 (0.211 with the second pass, which 0930 paid for: see pocketsphinx-stream.py)
+  'sense_and_sensibility_01_austen_64kb-0930': 0.3, // 0.125 (0.750 with the second pass)
 };
-const OVERALL_WER_BOUND = 0.45; // measured 0.352 over the 71 words of the 5 clips
+const OVERALL_WER_BOUND = 0.45; // measured 0.366 over the 71 words of the 5 clips, with or without the second pass
 
 describe('the local pipeline (PocketSphinx → Apertium → eSpeak NG) on recorded human speech', () => {
   let providers: SpeechProviders;

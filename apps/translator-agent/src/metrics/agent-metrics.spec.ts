@@ -48,3 +48,14 @@ describe('agent metrics after a recorded clip through the real local pipeline', 
     expect(text).toMatch(/^translator_recognition_restarts_total 0$/m);
   });
 });
+
+describe('translator_revised_words_total', () => {
+  it('counts, per direction, the translated words the final recognition did not keep', async () => {
+    const metrics = new AgentMetrics();
+    metrics.revisedWords('en', 'es', 2);
+    metrics.revisedWords('en', 'es', 1);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^translator_revised_words_total\{from="en",to="es"\} 3$/m);
+    expect(text).not.toMatch(/^translator_revised_words_total\{from="es"/m);
+  });
+});

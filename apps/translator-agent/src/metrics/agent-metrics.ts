@@ -24,6 +24,8 @@ export interface PipelineObserver {
   realtimeFailure?(reason: RealtimeFailureReason, outcome: RealtimeFailureOutcome): void;
   /** A segment translated without the room's glossary for its direction: the pipeline takes none. */
   glossaryUnapplied?(pipeline: 'realtime'): void;
+  /** Simultaneous mode: words translated (and spoken) before the final recognition replaced or dropped them. */
+  revisedWords?(source: string, target: string, count: number): void;
 }
 
 const LATENCY_BUCKETS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 5, 10];
@@ -94,6 +96,13 @@ export class AgentMetrics implements PipelineObserver {
     registers: [this.registry],
   });
 
+  readonly revisedWordsTotal = new Counter({
+    name: 'translator_revised_words_total',
+    help: 'Simultaneous mode: words committed to translation (so heard) that the final recognition replaced or dropped, by direction',
+    labelNames: ['from', 'to'] as const,
+    registers: [this.registry],
+  });
+
   readonly recognitionRestarts = new Counter({
     name: 'translator_recognition_restarts_total',
     help: 'Speech recognition streams opened again after they ended',
@@ -132,6 +141,10 @@ export class AgentMetrics implements PipelineObserver {
 
   glossaryUnapplied(pipeline: 'realtime'): void {
     this.glossaryUnappliedSegments.inc({ pipeline });
+  }
+
+  revisedWords(source: string, target: string, count: number): void {
+    this.revisedWordsTotal.inc({ from: source, to: target }, count);
   }
 }
 

@@ -1,3 +1,8 @@
+/**
+ * One speaker pipeline over a recorded file, fed as LiveKit delivers a track: `translate:file`, the
+ * tests, the bench and the capacity calibration. Longer than ~300 lines on purpose: its options and the
+ * result it reports (each field of translate:file's JSON, documented where it is defined) are most of it.
+ */
 import type { RoomGlossaries } from '@app/contracts';
 import { AudioByteStream } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
@@ -87,6 +92,13 @@ export interface FileTranslation {
   chunks_spoken: number;
   /** The end of the input → the end of the translated speech as played out in real time; null unpaced. */
   speech_end_after_input_ms: number | null;
+  /**
+   * The words sent to translation, in order: what the listener heard translated. Simultaneous mode: the
+   * committed chunks' words; sentence mode (and a realtime session): the transcript.
+   */
+  committed_text: string;
+  /** Words sent to translation that the final recognition replaced or dropped (simultaneous mode). */
+  revised_words: number;
 }
 
 export interface FileTranslationDetail {
@@ -170,6 +182,7 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
     recognitionRestart: () => observer?.recognitionRestart(),
     providerError: (stage, recoverable) => observer?.providerError(stage, recoverable),
     glossaryUnapplied: (pipeline) => observer?.glossaryUnapplied?.(pipeline),
+    revisedWords: (source, target, count) => observer?.revisedWords?.(source, target, count),
     spokenChunk: (source, target, chunk) => {
       spoken.push(chunk);
       events.push('spoken');
@@ -275,6 +288,8 @@ export async function translateFile(options: FileTranslationOptions): Promise<Fi
       word_lag_ms: paced ? lagOf(spoken) : null,
       chunks_spoken: spoken.length,
       speech_end_after_input_ms: sink && sink.endsAt > 0 ? Math.round(sink.endsAt - inputEndsAt) : null,
+      committed_text: segments.map((s) => s.committed?.text ?? s.text).join(' '),
+      revised_words: segments.reduce((n, s) => n + (s.committed?.revisedWords.length ?? 0), 0),
     },
     audio,
     sampleRate,

@@ -50,10 +50,12 @@ describe('npm run -s translate:file', () => {
     const result = JSON.parse(lines[0]!) as Record<string, unknown>;
     expect(Object.keys(result).sort()).toEqual([
       'chunks_spoken',
+      'committed_text',
       'first_audio_ms',
       'glossaries',
       'input_seconds',
       'output_seconds',
+      'revised_words',
       'speech_end_after_input_ms',
       'transcript',
       'translation',
@@ -77,6 +79,71 @@ describe('npm run -s translate:file', () => {
     expect(Number(result.chunks_spoken)).toBeGreaterThanOrEqual(1);
     expect(result.glossaries).toEqual({ from: 'none', entries: {} });
   }, 90_000);
+
+  it('with --reference and --against-sentence, says what the listener heard: WER of the words translated and agreement with sentence mode', async () => {
+    const reference = 'he was not an ill disposed young man';
+    const { stdout } = await run(
+      'npm',
+      [
+        'run',
+        '-s',
+        'translate:file',
+        '--',
+        '--from',
+        'en',
+        '--to',
+        'es',
+        '--in',
+        `${LIBRIVOX}/${CLIP}.wav`,
+        '--timing',
+        'simultaneous',
+      ].concat(['--reference', reference, '--against-sentence']),
+      { cwd: ROOT, env: { ...process.env, TRANSLATOR_PIPELINE: 'local', OPENAI_API_KEY: '' } },
+    );
+    const result = JSON.parse(stdout) as {
+      transcript: string;
+      translation: string;
+      committed_text: string;
+      revised_words: number;
+      wer: { committed: number; final: number };
+      agreement_with_sentence: { word_share: number; chrf: number; translation: string };
+    };
+    // The words sent to translation are those the final recognition kept.
+    expect(result.committed_text).toBe(result.transcript);
+    expect(result.revised_words).toBe(0);
+    expect(result.wer.committed).toBe(result.wer.final);
+    expect(result.wer.final).toBeCloseTo(wordErrorRate(reference, result.transcript), 3);
+    // Sentence mode's translation of the same recording, and how much of the chunked one it shares.
+    expect(result.agreement_with_sentence.translation).toMatch(YOUNG_MAN_IN_SPANISH);
+    expect(result.agreement_with_sentence.word_share).toBeGreaterThan(0);
+    expect(result.agreement_with_sentence.word_share).toBeLessThanOrEqual(1);
+    expect(result.agreement_with_sentence.chrf).toBeGreaterThan(0);
+    expect(result.agreement_with_sentence.chrf).toBeLessThanOrEqual(100);
+  }, 90_000);
+
+  it('refuses --against-sentence in sentence timing: there is nothing to compare', async () => {
+    const failed = await run(
+      'npm',
+      [
+        'run',
+        '-s',
+        'translate:file',
+        '--',
+        '--from',
+        'en',
+        '--to',
+        'es',
+        '--in',
+        `${LIBRIVOX}/${CLIP}.wav`,
+        '--timing',
+        'sentence',
+        '--against-sentence',
+      ],
+      { cwd: ROOT, env: { ...process.env, TRANSLATOR_PIPELINE: 'local', OPENAI_API_KEY: '' } },
+    ).catch((error: unknown) => error as { code: number; stderr: string });
+    expect(failed).toMatchObject({ code: 2 });
+    expect((failed as { stderr: string }).stderr).toMatch(/^translate:file: --against-sentence compares simultaneous timing/m);
+  }, 30_000);
 
   describe('--glossary <file>', () => {
     /** "go forward ten meters" (goforward.raw) as a WAV, and a glossary file beside it. */

@@ -20,15 +20,20 @@ import { TranslatorEventsReporter } from '../events/translator-events';
 import { createSpeechProviders } from '../translation/providers';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
 import { chunkPolicyFor } from '../translation/stable-chunks';
+import { agreementWith } from './agreement';
 import { translateFile } from './file-translation';
 import { glossaryFromFile } from './glossary-file';
 import { roomGlossariesOverApi } from './room-glossaries-over-api';
 import { encodeWav, parseWav } from './wav';
+import { wordErrorRate } from './wer';
 
 const USAGE = [
-  'usage: npm run -s translate:file -- --from en --to es --in speech.wav [--out translated.wav] [--timing simultaneous|sentence] [--room <room_id> [--identity alice] [--api-key <key>]] [--glossary <file.csv>]',
+  'usage: npm run -s translate:file -- --from en --to es --in speech.wav [--out translated.wav] [--timing simultaneous|sentence] [--reference <text>] [--against-sentence] [--room <room_id> [--identity alice] [--api-key <key>]] [--glossary <file.csv>]',
   '  --timing <timing>       simultaneous: speak stable chunks while the speaker goes on; sentence: each utterance once it ended',
   '                          (default TRANSLATOR_TIMING; simultaneous needs the local recognizer)',
+  '  --reference <text>      what was said: adds "wer" of the words sent to translation (committed) and of the final recognition',
+  "  --against-sentence      simultaneous timing: also translates the file in sentence timing (not paced) and adds the translation's",
+  "                          agreement with it: the share of its words found in sentence mode's translation, and chrF",
   "  --room <room_id>        also add the final segments to that room's transcript (GET /v1/rooms/<room_id>/transcript),",
   '                          through the translator-events queue on REDIS_URL (prefix QUEUE_PREFIX), as the live translator does',
   '  --identity <name>       the speaker the segments are attributed to (default: file)',
@@ -59,6 +64,8 @@ async function main(): Promise<void> {
         timing: { type: 'string' },
         'api-key': { type: 'string' },
         glossary: { type: 'string' },
+        reference: { type: 'string' },
+        'against-sentence': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -82,6 +89,11 @@ async function main(): Promise<void> {
     fail(`--timing must be one of: ${TIMINGS.join(', ')}\n${USAGE}`, 2);
   const loaded = loadAgentConfig(args.timing ? { ...process.env, TRANSLATOR_TIMING: args.timing } : process.env);
   if (!loaded.ok) fail(loaded.problem);
+  if (args['against-sentence'] && (loaded.config.pipeline.timing !== 'simultaneous' || loaded.config.pipeline.realtime))
+    fail(
+      `--against-sentence compares simultaneous timing with sentence timing: the pipeline runs in ${loaded.config.pipeline.timing}\n${USAGE}`,
+      2,
+    );
   const providers = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, (stage, error) =>
     process.stderr.write(`translate:file: ${stage} error: ${String((error as Error)?.message ?? error)}\n`),
   );
@@ -137,7 +149,38 @@ async function main(): Promise<void> {
         : {}),
     });
     if (args.out) writeFileSync(args.out, encodeWav(detail.audio, detail.sampleRate));
-    const result = { ...detail.result, glossaries: glossaries.summary };
+    const sentence = args['against-sentence']
+      ? await translateFile({
+          from: args.from,
+          to: args.to,
+          audio,
+          providers,
+          sampleRate: OUTPUT_SAMPLE_RATE,
+          paced: false,
+          simultaneous: null,
+          ...(glossaries.applied ? { glossaries: glossaries.applied } : {}),
+        })
+      : null;
+    const result = {
+      ...detail.result,
+      ...(args.reference !== undefined
+        ? {
+            wer: {
+              committed: rounded(wordErrorRate(args.reference, detail.result.committed_text)),
+              final: rounded(wordErrorRate(args.reference, detail.result.transcript)),
+            },
+          }
+        : {}),
+      ...(sentence
+        ? {
+            agreement_with_sentence: {
+              ...agreementWith(sentence.result.translation, detail.result.translation),
+              translation: sentence.result.translation,
+            },
+          }
+        : {}),
+      glossaries: glossaries.summary,
+    };
     process.stdout.write(`${JSON.stringify(reporter ? { ...result, segments_reported: reported, reported_to: reportedTo } : result)}\n`);
   } finally {
     await providers.close?.();
@@ -189,6 +232,8 @@ async function glossariesToApply(
     fail(`--room ${args.room}: its glossaries could not be read from ${apiUrl}: ${(error as Error).message}`);
   }
 }
+
+const rounded = (value: number) => Math.round(value * 1000) / 1000;
 
 /** REDIS_URL as it may be printed: without its password. */
 function shownUrl(redisUrl: string): string {

@@ -1,4 +1,4 @@
-import { initializeLogger, stt } from '@livekit/agents';
+import { initializeLogger, stt, voice } from '@livekit/agents';
 import { endOfSpeech, final, interim, SAMPLE_RATE, startOfSpeech } from '../../test/support/fakes';
 import { backlogOfFour, harness, observed, seconds } from '../../test/support/speaker-pipeline-harness';
 
@@ -204,5 +204,94 @@ describe('SpeakerPipeline with deterministic local providers', () => {
     await h.finish();
     // Told at t=100 on the fake clock, so the speech ended at t=-500; first audio at t=200.
     expect(h.latency.drain()).toEqual([expect.objectContaining({ direction: 'de>en', p50Ms: 700, samples: 1 })]);
+  });
+});
+
+describe('SpeakerPipeline in simultaneous mode: words the final recognition did not keep', () => {
+  /** A partial hypothesis with word times: `"eins@0.1-0.4 zwei@0.5-0.8"`, decoded up to `at` seconds. */
+  const hypothesis = (spec: string, at: number): stt.SpeechEvent => {
+    const tokens = spec.split(' ').map((token) => token.split('@') as [string, string]);
+    const words = tokens.map(([text, times]) => {
+      const [start, end] = times.split('-').map(Number);
+      return voice.createTimedString({ text, startTime: start!, endTime: end! });
+    });
+    const text = tokens.map(([word]) => word).join(' ');
+    return {
+      type: stt.SpeechEventType.INTERIM_TRANSCRIPT,
+      alternatives: [{ text, language: 'de' as stt.SpeechData['language'], startTime: 0, endTime: at, confidence: 0.5, words }],
+    };
+  };
+  /** The final recognition, cased at its start as the local recognizer writes it. */
+  const finalWith = (spec: string): stt.SpeechEvent => {
+    const alt = hypothesis(spec, 0).alternatives![0]!;
+    const text = alt.text[0]!.toUpperCase() + alt.text.slice(1);
+    return { type: stt.SpeechEventType.FINAL_TRANSCRIPT, alternatives: [{ ...alt, text, confidence: 1 }] };
+  };
+  const POLICY = { pauseSeconds: 0.15, waitSeconds: 1.5, maxChunkSeconds: 2, agreement: 2, frontierSeconds: 0 };
+
+  it('says in the segment and in the metrics which words were translated before the final recognition changed them', async () => {
+    const revised: string[] = [];
+    const { observer } = observed();
+    observer.revisedWords = (source, target, count) => void revised.push(`${source}>${target} ${count}`);
+    const h = harness(
+      'dual',
+      ['de'],
+      [
+        { input: 'Eins zwei', content: 'One two' },
+        { input: 'vier', content: 'four' },
+      ],
+      1,
+      { simultaneous: POLICY, observer },
+    );
+    // Two hypotheses agree on "eins zwei" and a pause follows: it is translated while the speaker goes on.
+    h.say([startOfSpeech, hypothesis('eins@0.1-0.4 zwei@0.5-0.8', 1.0), hypothesis('eins@0.1-0.4 zwei@0.5-0.8', 1.1)]);
+    await h.waitFor(() => h.recorded.translations.length === 1);
+    // The final recognition heard "drei" where "zwei" was translated, and "vier" after it.
+    h.say([endOfSpeech, finalWith('eins@0.1-0.4 drei@0.5-0.8 vier@1.2-1.5')]);
+    await h.finish();
+    expect(h.recorded.segments).toEqual([
+      expect.objectContaining({
+        text: 'Eins drei vier',
+        translation: { language: 'en', text: 'One two four' },
+        committed: { text: 'Eins zwei vier', revisedWords: ['zwei'], revised: true },
+      }),
+    ]);
+    expect(revised).toEqual(['de>en 1']);
+  });
+
+  it('marks a segment whose translated words the final recognition all kept as not revised, and counts nothing', async () => {
+    const revised: string[] = [];
+    const { observer } = observed();
+    observer.revisedWords = (source, target, count) => void revised.push(`${source}>${target} ${count}`);
+    const h = harness(
+      'dual',
+      ['de'],
+      [
+        { input: 'Eins zwei', content: 'One two' },
+        { input: 'drei', content: 'three' },
+      ],
+      1,
+      { simultaneous: POLICY, observer },
+    );
+    h.say([startOfSpeech, hypothesis('eins@0.1-0.4 zwei@0.5-0.8', 1.0), hypothesis('eins@0.1-0.4 zwei@0.5-0.8', 1.1)]);
+    await h.waitFor(() => h.recorded.translations.length === 1);
+    h.say([endOfSpeech, finalWith('eins@0.1-0.4 zwei@0.5-0.8 drei@1.2-1.5')]);
+    await h.finish();
+    expect(h.recorded.segments).toEqual([
+      expect.objectContaining({
+        text: 'Eins zwei drei',
+        translation: { language: 'en', text: 'One two three' },
+        committed: { text: 'Eins zwei drei', revisedWords: [], revised: false },
+      }),
+    ]);
+    expect(revised).toEqual([]);
+  });
+
+  it('in sentence mode a segment carries no committed words: what was translated is its text', async () => {
+    const h = harness('dual', ['de'], [{ input: 'Eins zwei.', content: 'One two.' }]);
+    h.say([startOfSpeech, endOfSpeech, final('Eins zwei.')]);
+    await h.finish();
+    expect(h.recorded.segments).toHaveLength(1);
+    expect(h.recorded.segments[0]).not.toHaveProperty('committed');
   });
 });

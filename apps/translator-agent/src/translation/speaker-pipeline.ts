@@ -18,7 +18,7 @@ import type { SpeakerStream, SpeakerStreamOptions, TranscriptSegment } from './s
 import { SpeechPacer } from './speech-pacing';
 import { backgroundable, type SpeechProviders } from './speech-providers';
 import { SpeechTiming } from './speech-timing';
-import { StableChunker, type ChunkPolicy, type TimedWord } from './stable-chunks';
+import { revisedWords, StableChunker, type ChunkPolicy, type TimedWord } from './stable-chunks';
 import { translationTaskFor } from './translation-task';
 import { UtteranceQueue, type Utterance } from './utterance-queue';
 import { UtteranceTranslation } from './utterance-translation';
@@ -63,6 +63,8 @@ export class SpeakerPipeline implements SpeakerStream {
   private lastInterim = '';
   /** The utterance's latest hypothesis (simultaneous mode): its last words are committed when speech ends. */
   private lastHypothesis: stt.SpeechData | null = null;
+  /** The direction the current utterance's chunks are translated in (simultaneous mode), once one was committed. */
+  private chunkDirection: { source: string; target: string } | null = null;
   private readonly recognition: RecognitionGlossary;
 
   constructor(private readonly options: SpeakerPipelineOptions) {
@@ -264,6 +266,7 @@ export class SpeakerPipeline implements SpeakerStream {
     const task = translationTaskFor(route, this.options.roomLanguages)!;
     const chunks = ending ? this.chunker.ending() : this.chunker.hypothesis(this.words(alt), alt.endTime);
     if (chunks.length === 0) return;
+    this.chunkDirection = { source: route.source, target: route.target };
     this.fates.translating(segmentId, route.target, route.source);
     const pieces = this.pieces(chunks, { segmentId, task, source: route.source, target: route.target }, first);
     for (const piece of pieces) this.queue.enqueue(piece);
@@ -286,6 +289,15 @@ export class SpeakerPipeline implements SpeakerStream {
     const source = route.kind === 'translate' ? route.source : null;
     const { identity, trackSid, languages } = this.options.speaker;
     const detected = alt.language ? primaryLanguage(alt.language) : '';
+    const words = this.words(alt);
+    // Chunks of it went to translation while it was said (simultaneous mode): the words after them
+    // follow, and what the final recognition did not keep of them is said in the segment and counted.
+    const chunked = this.chunker !== null && this.fates.inTranslation(segmentId);
+    const sent = chunked ? [...this.chunker!.committedWords()] : [];
+    const rest = chunked ? this.chunker!.final(words) : [];
+    const revised = revisedWords(sent, words);
+    this.countRevised(revised.length);
+    const committedText = [...sent, ...rest.flat()].map((w) => w.text).join(' ');
     this.fates.heard({
       speakerIdentity: identity,
       trackSid,
@@ -295,6 +307,15 @@ export class SpeakerPipeline implements SpeakerStream {
       translation: null,
       startedAt,
       endedAt,
+      ...(chunked
+        ? {
+            committed: {
+              text: this.recognition.written(restoreCasing(committedText), alt.language),
+              revisedWords: revised.map((w) => w.text),
+              revised: revised.length > 0,
+            },
+          }
+        : {}),
     });
     this.emit(
       this.options.outputs.transcript({
@@ -310,13 +331,12 @@ export class SpeakerPipeline implements SpeakerStream {
       return;
     }
     const target = route.kind === 'translate' ? route.target : null;
-    const words = this.words(alt);
-    if (this.chunker && this.fates.inTranslation(segmentId)) {
+    if (chunked) {
       // Chunks of it are translated already: the words after them follow, and the last piece closes the segment.
-      const rest = this.pieces(this.chunker.final(words), { segmentId, task, source, target }, false);
-      const last = rest[rest.length - 1] ?? { segmentId, task, text: '', source, target, endOfSpeechAt, wordStarts: [], last: true };
+      const pieces = this.pieces(rest, { segmentId, task, source, target }, false);
+      const last = pieces[pieces.length - 1] ?? { segmentId, task, text: '', source, target, endOfSpeechAt, wordStarts: [], last: true };
       last.last = true;
-      for (const piece of rest.length > 0 ? rest : [last]) this.queue.enqueue(piece);
+      for (const piece of pieces.length > 0 ? pieces : [last]) this.queue.enqueue(piece);
       return;
     }
     this.chunker?.final([]);
@@ -327,10 +347,19 @@ export class SpeakerPipeline implements SpeakerStream {
   /** An utterance that ends with nothing recognized in its final pass: what was chunked of it stays its translation. */
   private closeChunks(): void {
     if (!this.chunker) return;
+    // The final recognition kept none of the words committed: every one was revised.
+    this.countRevised(this.chunker.committedWords().length);
     this.chunker.final([]);
     const segmentId = this.segmentId(this.sequence + 1);
     if (this.fates.inTranslation(segmentId)) this.sequence += 1;
     if (!this.queue.closeSegment(segmentId) && this.fates.inTranslation(segmentId)) this.fates.finish(segmentId);
+  }
+
+  /** Committed words the final recognition did not keep, in the direction they were translated in; the utterance's chunks end here. */
+  private countRevised(count: number): void {
+    const direction = this.chunkDirection;
+    this.chunkDirection = null;
+    if (direction && count > 0) this.options.observer?.revisedWords?.(direction.source, direction.target, count);
   }
 
   private emit(promise: Promise<void>): void {

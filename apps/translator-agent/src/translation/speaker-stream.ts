@@ -47,6 +47,12 @@ export interface FinalSegment {
   /** The utterance's wall-clock bounds, milliseconds since the epoch. */
   startedAt: number;
   endedAt: number;
+  /**
+   * Simultaneous mode, when chunks of it went to translation while it was said: the words sent (in
+   * order, what the listener heard translated) and those of them the final recognition (`text`)
+   * replaced or dropped. `revised` is true when there were any.
+   */
+  committed?: { text: string; revisedWords: string[]; revised: boolean };
 }
 
 /** Where a pipeline's results go: captions as text streams, speech onto the target language's track. */

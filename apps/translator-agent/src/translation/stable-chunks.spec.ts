@@ -1,6 +1,7 @@
-import { StableChunker, type ChunkPolicy, type TimedWord } from './stable-chunks';
+import { revisedWords, StableChunker, type ChunkPolicy, type TimedWord } from './stable-chunks';
 
-const POLICY: ChunkPolicy = { pauseSeconds: 0.15, waitSeconds: 1.5, maxChunkSeconds: 2, settledSeconds: 1.2 };
+/** Two agreeing hypotheses, no frontier: the cut's own rules, one at a time. */
+const POLICY: ChunkPolicy = { pauseSeconds: 0.15, waitSeconds: 1.5, maxChunkSeconds: 2, agreement: 2, frontierSeconds: 0 };
 
 /** `"the@0.2-0.3 mr@0.33-0.62"` → timed words. */
 function hyp(spec: string): TimedWord[] {
@@ -44,10 +45,36 @@ describe('StableChunker', () => {
     for (const chunk of chunks) expect(chunk[chunk.length - 1]!.end - chunk[0]!.start).toBeLessThanOrEqual(2);
   });
 
-  it('takes words that ended long ago as settled even while the hypotheses keep disagreeing', () => {
+  it('commits nothing the hypotheses keep changing, however long ago it was said', () => {
     const chunker = new StableChunker(POLICY);
     chunker.hypothesis(hyp('x@0.0-0.4 y@0.4-0.8 z@0.8-1.0'), 1.0);
-    expect(texts(chunker.hypothesis(hyp('p@0.0-0.4 q@0.4-0.8 r@0.8-2.2'), 2.2))).toEqual(['p q']);
+    expect(chunker.hypothesis(hyp('p@0.0-0.4 q@0.4-0.8 r@0.8-2.2'), 2.2)).toEqual([]);
+    expect(chunker.hypothesis(hyp('s@0.0-0.4 q@0.4-0.8 r@0.8-2.2'), 4.0)).toEqual([]);
+  });
+
+  it('with LA-3, waits for a third hypothesis to agree before committing', () => {
+    const chunker = new StableChunker({ ...POLICY, agreement: 3 });
+    chunker.hypothesis(hyp('he@0.1-0.3 was@0.3-0.5 not@0.5-0.8'), 1.0);
+    // Two agree and a pause follows "not": LA-2 would commit here.
+    expect(chunker.hypothesis(hyp('he@0.1-0.3 was@0.3-0.5 not@0.5-0.8'), 1.3)).toEqual([]);
+    expect(texts(chunker.hypothesis(hyp('he@0.1-0.3 was@0.3-0.5 not@0.5-0.8'), 1.6))).toEqual(['he was not']);
+  });
+
+  it('with LA-3, a change in the middle hypothesis starts the count again', () => {
+    const chunker = new StableChunker({ ...POLICY, agreement: 3 });
+    chunker.hypothesis(hyp('our@0.1-0.4 watch@0.4-0.7'), 1.0);
+    chunker.hypothesis(hyp('our@0.1-0.4 much@0.4-0.7'), 1.3);
+    // "our" agreed three times, "watch"/"much" did not.
+    expect(texts(chunker.hypothesis(hyp('our@0.1-0.4 much@0.4-0.7'), 1.6))).toEqual(['our']);
+    expect(texts(chunker.hypothesis(hyp('our@0.1-0.4 much@0.4-0.7'), 1.9))).toEqual(['much']);
+  });
+
+  it("never commits a word at the recognizer's frontier: it waits until decoding has moved past it", () => {
+    const chunker = new StableChunker({ ...POLICY, frontierSeconds: 0.5 });
+    chunker.hypothesis(hyp('go@0.1-0.3 forward@0.3-0.7 ten@0.9-1.1'), 1.2);
+    // All agreed, a pause after "forward" and after "ten": "ten" ended only 0.3 s before the decoded position.
+    expect(texts(chunker.hypothesis(hyp('go@0.1-0.3 forward@0.3-0.7 ten@0.9-1.1'), 1.4))).toEqual(['go forward']);
+    expect(texts(chunker.hypothesis(hyp('go@0.1-0.3 forward@0.3-0.7 ten@0.9-1.1'), 1.7))).toEqual(['ten']);
   });
 
   it("hands the final hypothesis's words that were not committed to the last chunks, then starts afresh", () => {
@@ -76,5 +103,33 @@ describe('StableChunker', () => {
     expect(texts(chunker.final(hyp('go@0.1-0.3 forward@0.3-0.7 ten@0.9-1.1 meters@1.1-1.5')))).toEqual(['meters']);
     // Afresh after the final: the next utterance's end commits nothing of this one.
     expect(texts(chunker.ending())).toEqual([]);
+  });
+
+  it('remembers the words it committed in the utterance, until its final', () => {
+    const chunker = new StableChunker(POLICY);
+    chunker.hypothesis(hyp('he@0.1-0.3 was@0.3-0.5 not@0.5-0.8 an@1.0-1.1'), 1.2);
+    chunker.hypothesis(hyp('he@0.1-0.3 was@0.3-0.5 not@0.5-0.8 in@1.0-1.2'), 1.5);
+    expect(chunker.committedWords().map((w) => w.text)).toEqual(['he', 'was', 'not']);
+    chunker.final(hyp('he@0.1-0.3 was@0.3-0.5 not@0.5-0.8 in@1.0-1.2'));
+    expect(chunker.committedWords()).toEqual([]);
+  });
+});
+
+describe('revisedWords', () => {
+  const said = (text: string) => text.split(' ').map((word, i) => ({ text: word, start: i, end: i + 1 }));
+  const revised = (committed: string, final: string) => revisedWords(said(committed), said(final)).map((w) => w.text);
+
+  it('is empty when the final recognition kept every committed word, whatever it added after them', () => {
+    expect(revised('he was not', 'he was not an ill man')).toEqual([]);
+  });
+
+  it('names the committed words the final replaced or dropped', () => {
+    expect(revised('addie married a more', 'had he married a more')).toEqual(['addie']);
+    expect(revised('our watch their', 'our much there might be')).toEqual(['watch', 'their']);
+    expect(revised('go forward ten', 'go ten')).toEqual(['forward']);
+  });
+
+  it('compares words without their case', () => {
+    expect(revised('He was Not', 'he was not')).toEqual([]);
   });
 });

@@ -1,8 +1,11 @@
 /**
- * Simultaneous mode's cut: which words of a growing recognition hypothesis are committed to
- * translation before the utterance ends. A word is stable once two successive hypotheses agree on it
- * (or it ended long enough ago); stable words are committed at a short pause, or once the uncommitted
- * speech has waited `waitSeconds`, always at a word boundary and in chunks of at most `maxChunkSeconds`.
+ * Simultaneous mode's commit policy: which words of a growing recognition hypothesis are committed to
+ * translation before the utterance ends. A word is stable once `agreement` successive hypotheses agree
+ * on it and on every word before it (local agreement, LA-n) and it ended `frontierSeconds` before the
+ * decoded position (the recognizer still revises the words at its frontier); stable words are committed
+ * at a short pause, or once the uncommitted speech has waited `waitSeconds`, always at a word boundary
+ * and in chunks of at most `maxChunkSeconds`. `revisedWords` says which committed words the final
+ * recognition did not keep.
  */
 
 /** A recognized word, times in seconds of the input's audio. */
@@ -19,11 +22,24 @@ export interface ChunkPolicy {
   waitSeconds: number;
   /** The bound on a chunk: first word's start → last word's end. */
   maxChunkSeconds: number;
-  /** A word that ended this long before the decoded position counts as stable even if the hypotheses still disagree. */
-  settledSeconds: number;
+  /** Local agreement (LA-n): a word is stable once this many successive hypotheses agree on it and on every word before it. */
+  agreement: number;
+  /** A word that ended less than this before the decoded position may still change: it waits (until speech ends). */
+  frontierSeconds: number;
 }
 
-export const DEFAULT_CHUNK_POLICY: ChunkPolicy = { pauseSeconds: 0.15, waitSeconds: 1.5, maxChunkSeconds: 2, settledSeconds: 1.2 };
+/**
+ * Tuned on Debian's LibriVox clips and their joined turn (docs/decisions.md "Simultaneous mode"): LA-3
+ * and a 0.5 s frontier committed no word the final recognition changed there nor on recordings not
+ * tuned on, for ≈ 0.2 s more word lag than two agreeing hypotheses and a 1.5 s wait.
+ */
+export const DEFAULT_CHUNK_POLICY: ChunkPolicy = {
+  pauseSeconds: 0.15,
+  waitSeconds: 1.7,
+  maxChunkSeconds: 2,
+  agreement: 3,
+  frontierSeconds: 0.5,
+};
 
 const midpoint = (w: TimedWord) => (w.start + w.end) / 2;
 
@@ -33,7 +49,10 @@ const MAX_HELD_WORDS = 5;
 export class StableChunker {
   /** End of the last committed word (seconds); words whose middle lies before it were committed. */
   private committedEnd = Number.NEGATIVE_INFINITY;
-  private previous: readonly TimedWord[] = [];
+  /** The latest hypothesis and the ones before it, oldest first: as many as `agreement` asks to agree. */
+  private recent: (readonly TimedWord[])[] = [];
+  /** The words committed in this utterance so far, in order. */
+  private committed: TimedWord[] = [];
 
   constructor(
     private readonly policy: ChunkPolicy = DEFAULT_CHUNK_POLICY,
@@ -44,12 +63,14 @@ export class StableChunker {
   /** The hypothesis so far, decoded up to `at` seconds: the chunks it commits (often none). */
   hypothesis(words: readonly TimedWord[], at: number): TimedWord[][] {
     const pending = this.uncommitted(words);
-    const before = this.uncommitted(this.previous);
-    this.previous = words;
+    this.recent = [...this.recent, words].slice(-Math.max(1, this.policy.agreement));
+    const agreeing = this.recent.length < this.policy.agreement ? [] : this.recent.map((h) => this.uncommitted(h));
     let stable = 0;
     while (
       stable < pending.length &&
-      (pending[stable]!.text === before[stable]?.text || pending[stable]!.end <= at - this.policy.settledSeconds)
+      pending[stable]!.end <= at - this.policy.frontierSeconds &&
+      agreeing.length > 0 &&
+      agreeing.every((h) => h[stable]?.text === pending[stable]!.text)
     )
       stable += 1;
     if (stable === 0) return [];
@@ -80,8 +101,13 @@ export class StableChunker {
    * not yet committed, in chunks — no more words follow, so none waits for stability or a phrase's end.
    */
   ending(): TimedWord[][] {
-    const rest = this.uncommitted(this.previous);
+    const rest = this.uncommitted(this.recent[this.recent.length - 1] ?? []);
     return rest.length > 0 ? this.commit(rest) : [];
+  }
+
+  /** The words committed in this utterance so far (before its final), in order. */
+  committedWords(): readonly TimedWord[] {
+    return this.committed;
   }
 
   /** The utterance's final words: those not yet committed, in chunks. Starts afresh for the next utterance. */
@@ -89,7 +115,8 @@ export class StableChunker {
     const rest = this.uncommitted(words);
     const chunks = rest.length > 0 ? this.commit(rest) : [];
     this.committedEnd = Number.NEGATIVE_INFINITY;
-    this.previous = [];
+    this.recent = [];
+    this.committed = [];
     return chunks;
   }
 
@@ -106,8 +133,35 @@ export class StableChunker {
       else chunks.push([word]);
     }
     this.committedEnd = words[words.length - 1]!.end;
+    this.committed.push(...words);
     return chunks;
   }
+}
+
+/**
+ * The committed words the final recognition did not keep (replaced or dropped): those outside the
+ * longest common subsequence of the two, compared by text. The listener heard them; the transcript
+ * says otherwise.
+ */
+export function revisedWords(committed: readonly TimedWord[], final: readonly TimedWord[]): TimedWord[] {
+  const a = committed.map((w) => w.text.toLowerCase());
+  const b = final.map((w) => w.text.toLowerCase());
+  // lengths[i][j]: the longest common subsequence of a[i..] and b[j..].
+  const lengths = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i -= 1)
+    for (let j = b.length - 1; j >= 0; j -= 1)
+      lengths[i]![j] = a[i] === b[j] ? lengths[i + 1]![j + 1]! + 1 : Math.max(lengths[i + 1]![j]!, lengths[i]![j + 1]!);
+  const revised: TimedWord[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length) {
+    if (j < b.length && a[i] === b[j]) {
+      i += 1;
+      j += 1;
+    } else if (j < b.length && lengths[i]![j + 1]! >= lengths[i + 1]![j]!) j += 1;
+    else revised.push(committed[i++]!);
+  }
+  return revised;
 }
 
 /** The chunk policy a timing setting runs with: none for sentence mode. */
