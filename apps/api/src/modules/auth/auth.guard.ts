@@ -53,7 +53,9 @@ export class AuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const response = context.switchToHttp().getResponse<Response>();
     rememberRoute(request, context);
-    const address = request.ip ?? 'unknown';
+    // Express computes `ip` on every read (trust proxy): read it once.
+    const ip = request.ip ?? null;
+    const address = ip ?? 'unknown';
     const access = this.accessOf(context);
     if (access.isPublic) {
       if (access.rateLimited) setHeaders(response, await this.limits.spend('address', address));
@@ -69,7 +71,10 @@ export class AuthGuard implements CanActivate {
     } catch (error) {
       throw error instanceof ApiError && error.status === 401 ? await this.limits.failedAuthentication(address, error) : error;
     }
-    const actor: Actor = Object.assign(credential, { requestId: request.id ?? null, ip: request.ip ?? null });
+    // The credential is this request's own object: completed in place, not copied.
+    const actor = credential as Actor;
+    actor.requestId = request.id ?? null;
+    actor.ip = ip;
     request.actor = actor;
     // A 403 from here on is recorded in the audit log (by the exception filter) with what the route needs.
     request.accessRule = access.rule;
