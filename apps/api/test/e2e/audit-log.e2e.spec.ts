@@ -312,6 +312,8 @@ describe('audit log', () => {
     const org = await organization();
     const mate = await createTeammate(h.t, org, 'admin');
     secrets.push(mate.apiKey);
+    // `since` is given in whole milliseconds: the teammate's key event must fall in an earlier one.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const start = new Date().toISOString();
     const room = await createRoom(h, org);
     await http().post('/v1/glossaries').set(mate.auth).send({ name: 'Mate' }).expect(201);
