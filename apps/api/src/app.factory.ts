@@ -16,11 +16,13 @@ import { allowBrowsers } from './common/http/browser-access';
 import { requestEnvelope } from './common/http/request-envelope';
 import { JsonReplyAdapter } from './common/http/json-reply';
 import { AuditLogService } from './modules/audit/audit-log.service';
+import { IdempotencyStore } from './modules/idempotency/idempotency.store';
 
 /** Builds the configured application; main.ts and the tests share it. */
 export async function createApp(config: AppConfig, logDestination?: DestinationStream): Promise<INestApplication> {
   const logger = createRootLogger(config, logDestination);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new JsonReplyAdapter(), {
+  const adapter = new JsonReplyAdapter();
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), adapter, {
     logger: new JsonLogger(logger),
     bodyParser: false, // read below (readBodies), with our limits, keeping the raw bytes for webhook signatures
   });
@@ -36,9 +38,14 @@ export async function createApp(config: AppConfig, logDestination?: DestinationS
   app.set('etag', false);
   app.useGlobalPipes(new InputValidationPipe());
   const audit = app.get(AuditLogService);
+  // An idempotent request's first answer is stored before it is sent, whether a value or an error (IdempotencyGuard).
+  const idempotency = app.get(IdempotencyStore);
+  adapter.beforeReply = (response, body, statusCode) => idempotency.answered(response, body, statusCode);
   app.useGlobalFilters(
-    new AllExceptionsFilter(ServedRoutes.of(app.get(DiscoveryService), config.http.docsEnabled ? OPENAPI_ROUTES : []), (actor, denial) =>
-      audit.denied(actor, denial),
+    new AllExceptionsFilter(
+      ServedRoutes.of(app.get(DiscoveryService), config.http.docsEnabled ? OPENAPI_ROUTES : []),
+      (actor, denial) => audit.denied(actor, denial),
+      (request, answer) => idempotency.answeredWithError(request, answer),
     ),
   );
   app.enableShutdownHooks();

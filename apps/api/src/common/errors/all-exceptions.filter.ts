@@ -120,6 +120,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     private readonly routes = new ServedRoutes([]),
     /** The audit log's `access.denied` writer: every 403 an authenticated caller gets is recorded before it is answered. */
     private readonly recordDenial: DenialRecorder | null = null,
+    /** Told of every error answer before it is sent; a promise it returns is waited for (an idempotent request's answer is stored). */
+    private readonly beforeAnswer: ((request: Request, answer: Answer) => Promise<void> | null) | null = null,
   ) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
@@ -144,10 +146,15 @@ export class AllExceptionsFilter implements ExceptionFilter {
         'Answered with a server error',
       );
     }
-    const send = (final: Answer) => {
+    const write = (final: Answer) => {
       if (response.headersSent) return;
       for (const [name, value] of Object.entries(final.headers ?? {})) response.setHeader(name, value);
       response.status(final.status).json(final.body);
+    };
+    const send = (final: Answer) => {
+      const pending = this.beforeAnswer?.(request, final);
+      if (pending) void pending.then(() => write(final));
+      else write(final);
     };
     const actor = (request as AuthenticatedRequest).actor;
     if (answer.status === 403 && actor && this.recordDenial) {

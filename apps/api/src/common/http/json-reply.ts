@@ -16,7 +16,18 @@ const BODILESS = new Set([204, 304]);
  * adapter API (docs/decisions.md, "The request path"): `reply` is how Nest writes a handler's value.
  */
 export class JsonReplyAdapter extends ExpressAdapter {
+  /**
+   * Told of every handler's value before it is sent; a promise it returns is waited for (Nest awaits
+   * `reply`). The application sets it (app.factory.ts): an idempotent request's answer is stored first.
+   */
+  beforeReply: ((response: Response, body: unknown, statusCode: number | undefined) => Promise<void> | null) | null = null;
+
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    const pending = this.beforeReply?.(response, body, statusCode);
+    return pending ? pending.then(() => this.send(response, body, statusCode)) : this.send(response, body, statusCode);
+  }
+
+  private send(response: Response, body: unknown, statusCode?: number): unknown {
     const request = response.req;
     if (
       body === null ||

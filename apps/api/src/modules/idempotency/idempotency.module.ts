@@ -1,11 +1,11 @@
 import { Global, Module } from '@nestjs/common';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotencyGuard } from './idempotency.guard';
 import { IdempotencyStore } from './idempotency.store';
 import { IdempotencyRepository } from './idempotency.repository';
 
 @Global()
 @Module({
-  providers: [IdempotencyStore, IdempotencyRepository, IdempotencyInterceptor],
-  exports: [IdempotencyStore, IdempotencyInterceptor],
+  providers: [IdempotencyStore, IdempotencyRepository, IdempotencyGuard],
+  exports: [IdempotencyStore, IdempotencyGuard],
 })
 export class IdempotencyModule {}

@@ -1,4 +1,6 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable, Logger, Optional, StreamableFile } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { JSON_CONTENT_TYPE } from '../../common/http/json-reply';
 import { PeriodicJobsScheduler } from '../../queue/periodic-jobs.scheduler';
 import { IdempotencyRepository, type KeyLifetime, type RecordedAnswer } from './idempotency.repository';
 import { DatabaseClient } from '../../database/database.client';
@@ -17,6 +19,11 @@ export type Claim =
 
 export type StoredAnswer = RecordedAnswer;
 
+/** A request whose Idempotency-Key it claimed (IdempotencyGuard): its answer is to be stored before it is sent. */
+export interface IdempotentRequest extends Request {
+  idempotent?: { organizationId: string; key: string };
+}
+
 /**
  * Idempotency keys per organization in PostgreSQL. The first request inserts the key's row (the
  * primary key settles races: exactly one runs); its answer is stored with it, or the row is
@@ -25,6 +32,8 @@ export type StoredAnswer = RecordedAnswer;
  */
 @Injectable()
 export class IdempotencyStore {
+  private readonly logger = new Logger(IdempotencyStore.name);
+
   constructor(
     private readonly keys: IdempotencyRepository,
     private readonly database: DatabaseClient,
@@ -32,6 +41,37 @@ export class IdempotencyStore {
     @Optional() periodic?: PeriodicJobsScheduler,
   ) {
     periodic?.register({ name: 'idempotency.cleanup', everyMs: CLEANUP_INTERVAL_MS, run: () => this.cleanup() });
+  }
+
+  /**
+   * Before a handler's value is sent (the adapter's `reply`): stores what will be sent, when the request
+   * claimed a key; null (nothing to wait for) otherwise. An answer whose bytes are not known here (a
+   * stream, a body the handler set itself) frees the key instead.
+   */
+  answered(response: Response, value: unknown, statusCode: number | undefined): Promise<void> | null {
+    const request = response.req as IdempotentRequest;
+    const claim = request.idempotent;
+    if (!claim) return null;
+    request.idempotent = undefined;
+    return this.settle(claim, handlerAnswer(value, statusCode ?? response.statusCode, response.getHeader('content-type')));
+  }
+
+  /** Before an error's answer is sent (the exception filter): stores it, when the request claimed a key. */
+  answeredWithError(request: Request, answer: { status: number; body: unknown }): Promise<void> | null {
+    const claim = (request as IdempotentRequest).idempotent;
+    if (!claim) return null;
+    (request as IdempotentRequest).idempotent = undefined;
+    return this.settle(claim, { statusCode: answer.status, contentType: JSON_CONTENT_TYPE, body: JSON.stringify(answer.body) });
+  }
+
+  /** A 4xx or 2xx answer is remembered; a 5xx (or unknown bytes) frees the key, so a retry runs afresh. A failure is logged, never thrown. */
+  private async settle(claim: { organizationId: string; key: string }, answer: StoredAnswer | null): Promise<void> {
+    try {
+      if (answer && answer.statusCode < 500) await this.remember(claim.organizationId, claim.key, answer);
+      else await this.forget(claim.organizationId, claim.key);
+    } catch (error) {
+      this.logger.error(`Storing the answer of an idempotent request failed: ${(error as Error).message}`);
+    }
   }
 
   async claim(organizationId: string, key: string, fingerprint: string): Promise<Claim> {
@@ -57,4 +97,12 @@ export class IdempotencyStore {
   async cleanup(): Promise<number> {
     return this.database.oneStatement((tx) => this.keys.deleteExpired(KEY_LIFETIME_HOURS, tx));
   }
+}
+
+/** What Nest's adapter sends for a handler's value: no body for none, JSON for an object; null for anything else. */
+function handlerAnswer(value: unknown, statusCode: number, contentType: unknown): StoredAnswer | null {
+  if (value === undefined || value === null)
+    return { statusCode, contentType: typeof contentType === 'string' ? contentType : null, body: '' };
+  if (typeof value !== 'object' || value instanceof StreamableFile || contentType !== undefined) return null;
+  return { statusCode, contentType: JSON_CONTENT_TYPE, body: JSON.stringify(value) };
 }

@@ -1,7 +1,7 @@
-import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, UseGuards } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ErrorBody, ValidationErrorBody } from '../../common/openapi/error-responses';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotencyGuard } from './idempotency.guard';
 
 /**
  * Accepts an `Idempotency-Key` header on this POST (docs/decisions.md, "Idempotency keys"). Put it
@@ -9,7 +9,7 @@ import { IdempotencyInterceptor } from './idempotency.interceptor';
  */
 export function Idempotent() {
   return applyDecorators(
-    UseInterceptors(IdempotencyInterceptor),
+    UseGuards(IdempotencyGuard),
     ApiExtraModels(ErrorBody, ValidationErrorBody),
     ApiHeader({
       name: 'Idempotency-Key',
