@@ -10,7 +10,7 @@ import { LatencyTracker } from '../latency-tracker';
 import { GlossaryHolder } from '../room-glossaries';
 import type { FinalSegment, SpeakerStream, TranscriptSegment, TranslationSegment } from '../speaker-stream';
 import type { StreamStatus } from '../translator-status';
-import { RealtimeSpeakerPipeline, type RealtimeSpeakerPipelineOptions } from './realtime-speaker-pipeline';
+import { RealtimeSpeakerPipeline, SEGMENT_IDLE_MS, type RealtimeSpeakerPipelineOptions } from './realtime-speaker-pipeline';
 
 initializeLogger({ pretty: false, level: 'error' });
 
@@ -111,7 +111,7 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
     const running = h.pipeline.run();
     await opened();
     for (const frame of [...speech(1), ...silence(1000)]) h.pipeline.pushFrame(frame);
-    await sleep(900); // the deltas pause: the first segment ends
+    await sleep(SEGMENT_IDLE_MS + 400); // the deltas pause longer than a segment's idle time: the first segment ends
     for (const frame of [...speech(4), ...silence(1000)]) h.pipeline.pushFrame(frame);
     h.pipeline.close();
     await running;
