@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CachingModule } from '../../common/caching/caching.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { BillingController } from './billing.controller';
 import { BillingHistoryRepository } from './billing-history.repository';
@@ -14,7 +15,7 @@ import { PurchaseSettlementService } from './purchase-settlement.service';
 import { StripeGateway } from './stripe.gateway';
 
 @Module({
-  imports: [OrganizationsModule],
+  imports: [CachingModule, OrganizationsModule],
   controllers: [BillingController, CheckoutPagesController],
   providers: [
     BillingHistoryRepository,

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
+import { CachingModule } from '../../common/caching/caching.module';
 import { UsageController } from './usage.controller';
 import { UsageRepository } from './usage.repository';
 import { UsageService } from './usage.service';
 
-@Module({ controllers: [UsageController], providers: [UsageService, UsageRepository] })
+@Module({ imports: [CachingModule], controllers: [UsageController], providers: [UsageService, UsageRepository] })
 export class UsageModule {}

@@ -1,11 +1,11 @@
 import { avgRoomMinutes, bucketBoundaries, echoOffsetDateTime, formatBoundary, summarize, type UsageWindow } from '@app/domain';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
 import { RequestValidationError } from '../../common/errors/validation-error';
 import { VersionedCache } from '../../common/caching/versioned-cache';
-import { OrganizationVersions } from '../../common/caching/organization-versions.repository';
+import { USAGE_VERSIONS } from '../../common/caching/caching.module';
+import type { OrganizationVersions } from '../../common/caching/organization-versions.repository';
 import { parsedWindowOf, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
-import { DatabaseClient } from '../../database/database.client';
 import { UsageRepository, type UsageSample } from './usage.repository';
 
 const SLOT_MS = 15 * 60_000;
@@ -19,14 +19,10 @@ export class UsageService {
   /** Dashboards ask for the same windows again and again; the rollup changes far less often. */
   private readonly cache = new VersionedCache(32 * 1024 * 1024);
 
-  private readonly versions: OrganizationVersions;
-
   constructor(
-    database: DatabaseClient,
+    @Inject(USAGE_VERSIONS) private readonly versions: OrganizationVersions,
     private readonly usage: UsageRepository,
-  ) {
-    this.versions = new OrganizationVersions(database, 'usage_versions');
-  }
+  ) {}
 
   /** The overview as JSON text, served from the cache while the organization's usage version holds. */
   async overviewJson(actor: Actor, query: UsageOverviewQueryDto): Promise<string> {
