@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
-import { HISTORY_VERSIONS } from '../../common/caching/caching.module';
+import { HISTORY_PAGES, HISTORY_VERSIONS } from '../../common/caching/caching.module';
 import type { OrganizationVersions } from '../../common/caching/organization-versions.repository';
-import { VersionedCache } from '../../common/caching/versioned-cache';
+import type { VersionedCache } from '../../common/caching/versioned-cache';
 import { toPage } from '../../common/pagination/page';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -14,10 +14,8 @@ import { BillingHistoryRepository, type HistoryLineRow } from './billing-history
 /** `GET /v1/billing/history`: purchases and calls in one list, newest first, cached per history version. */
 @Injectable()
 export class BillingHistoryService {
-  /** Dashboards read the first pages again and again; history changes far less often. */
-  private readonly cache = new VersionedCache(32 * 1024 * 1024);
-
   constructor(
+    @Inject(HISTORY_PAGES) private readonly cache: VersionedCache,
     @Inject(HISTORY_VERSIONS) private readonly versions: OrganizationVersions,
     private readonly database: DatabaseClient,
     private readonly history: BillingHistoryRepository,

@@ -2,8 +2,8 @@ import { avgRoomMinutes, bucketBoundaries, echoOffsetDateTime, formatBoundary, s
 import { Inject, Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
 import { RequestValidationError } from '../../common/errors/validation-error';
-import { VersionedCache } from '../../common/caching/versioned-cache';
-import { USAGE_VERSIONS } from '../../common/caching/caching.module';
+import type { VersionedCache } from '../../common/caching/versioned-cache';
+import { USAGE_OVERVIEWS, USAGE_VERSIONS } from '../../common/caching/caching.module';
 import type { OrganizationVersions } from '../../common/caching/organization-versions.repository';
 import { parsedWindowOf, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
 import { UsageRepository, type UsageSample } from './usage.repository';
@@ -16,10 +16,8 @@ const SLOT_MS = 15 * 60_000;
  */
 @Injectable()
 export class UsageService {
-  /** Dashboards ask for the same windows again and again; the rollup changes far less often. */
-  private readonly cache = new VersionedCache(32 * 1024 * 1024);
-
   constructor(
+    @Inject(USAGE_OVERVIEWS) private readonly cache: VersionedCache,
     @Inject(USAGE_VERSIONS) private readonly versions: OrganizationVersions,
     private readonly usage: UsageRepository,
   ) {}
