@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { ParticipantUsageView } from '../rooms/room.dto';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql } from '../../database/sql';
 import { prepared, sql } from '../../database/typed-sql';
@@ -15,6 +16,18 @@ import type {
 export type HistoryLineRow = IHistoryLinesResult;
 
 export type HistoryRoomRow = IHistoryRoomsResult;
+
+/** One element of HISTORY_BREAKDOWNS's `participants` array, as its json_build_object writes it. */
+interface BreakdownJson {
+  id: number;
+  participant_identity: string;
+  participant_kind: string | null;
+  languages: string[] | null;
+  joined_at: string;
+  left_at: string | null;
+  connection_minutes: number | null;
+  charged_cents: number | null;
+}
 
 const HISTORY_VERSION = sql<IHistoryVersionQuery>`SELECT coalesce((SELECT version FROM history_versions WHERE organization_id = $organizationId!), 0)::text AS "version!"`;
 
@@ -36,9 +49,9 @@ const HISTORY_LINES = sql<IHistoryLinesQuery>`SELECT kind AS "kind!", occurred_a
 const HISTORY_ROOMS = sql<IHistoryRoomsQuery>`SELECT r.id, r.name, r.streaming_mode, r.started_at, r.ended_at, r.total_connection_minutes, r.total_charged_cents
   FROM rooms r WHERE r.id = ANY($roomIds!) AND r.organization_id = $organizationId!`;
 
-// A page can carry thousands of connections: Postgres writes their JSON, which is far cheaper than
-// turning each row into JS objects and dates first. Times are written as JavaScript's Date#toJSON
-// writes them, so every endpoint shows times alike.
+// A page can carry thousands of connections: Postgres writes each room's as one JSON array (its shape is
+// `BreakdownJson` below), which is far cheaper to read than a row per connection. Times are written as
+// JavaScript's Date#toJSON writes them.
 const HISTORY_BREAKDOWNS = sql<IHistoryBreakdownsQuery>`SELECT c.room_id, json_agg(json_build_object(
          'id', c.id, 'participant_identity', c.identity, 'participant_kind', c.kind, 'languages', c.languages,
          'joined_at', to_char(c.joined_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
@@ -78,9 +91,19 @@ export class BillingHistoryRepository {
     return sql.rows(HISTORY_ROOMS_PREPARED, { roomIds, organizationId });
   }
 
-  /** Each room's ended connections as a JSON array text, in join order. */
+  /** Each room's ended connections as a JSON array text, in join order (`BreakdownJson` elements). */
   async breakdowns(organizationId: string, roomIds: string[], sql: Sql = this.database): Promise<Map<string, string>> {
     const rows = await sql.rows(HISTORY_BREAKDOWNS_PREPARED, { roomIds, organizationId });
     return new Map(rows.map((row) => [row.room_id, row.participants]));
   }
+
+  /** Each room's ended connections in join order, as the answer's schema (ParticipantUsageView) has them. */
+  async participants(organizationId: string, roomIds: string[], sql: Sql = this.database): Promise<Map<string, ParticipantUsageView[]>> {
+    const breakdowns = await this.breakdowns(organizationId, roomIds, sql);
+    return new Map([...breakdowns].map(([roomId, json]) => [roomId, (JSON.parse(json) as BreakdownJson[]).map(participantUsage)]));
+  }
+}
+
+function participantUsage(json: BreakdownJson): ParticipantUsageView {
+  return { ...json, joined_at: new Date(json.joined_at), left_at: json.left_at === null ? null : new Date(json.left_at) };
 }

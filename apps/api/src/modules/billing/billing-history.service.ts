@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
+import { HISTORY_PAGES } from '../../common/caching/caching.module';
 import { OrganizationVersionsRepository } from '../../common/caching/organization-versions.repository';
-import { VersionedCache } from '../../common/caching/versioned-cache';
-import { rawArray, rawObject, withRawMember } from '../../common/json/raw-json';
+import type { VersionedCache } from '../../common/caching/versioned-cache';
 import { toPage } from '../../common/pagination/page';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
@@ -14,12 +14,10 @@ import { BillingHistoryRepository, type HistoryLineRow } from './billing-history
 /** `GET /v1/billing/history`: purchases and calls in one list, newest first, cached per history version. */
 @Injectable()
 export class BillingHistoryService {
-  /** Dashboards read the first pages again and again; history changes far less often. */
-  private readonly cache = new VersionedCache(32 * 1024 * 1024);
-
   constructor(
-    private readonly database: DatabaseClient,
+    @Inject(HISTORY_PAGES) private readonly cache: VersionedCache,
     private readonly versions: OrganizationVersionsRepository,
+    private readonly database: DatabaseClient,
     private readonly history: BillingHistoryRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -45,10 +43,7 @@ export class BillingHistoryService {
     return page.body;
   }
 
-  /**
-   * One line per call, never split across pages. Participant breakdowns are spliced in as Postgres
-   * wrote them, never parsed and re-serialized (a page can carry thousands of connections).
-   */
+  /** One line per call, never split across pages; the page as its OpenAPI schema (HistoryLineView) describes it. */
   private async read(tx: Sql, organizationId: string, query: HistoryQueryDto): Promise<{ version: string; body: string }> {
     const version = await this.history.version(organizationId, tx);
     const rows = await this.history.lines(
@@ -59,31 +54,19 @@ export class BillingHistoryService {
     const page = toPage(rows, query);
     const roomIds = page.items.flatMap((line) => (line.room_id ? [line.room_id] : []));
     const expand = query.expand !== 'none' && roomIds.length > 0;
-    const withParticipants = query.expand === 'participants';
-    const rooms = new Map<string, Omit<RoomUsageView, 'participants'>>(
+    const rooms = new Map<string, RoomUsageView>(
       expand ? (await this.history.rooms(organizationId, roomIds, tx)).map((room) => [room.id, room]) : [],
     );
-    const breakdowns = expand && withParticipants ? await this.history.breakdowns(organizationId, roomIds, tx) : new Map<string, string>();
-    const lines = page.items.map((row) => {
-      const { room, ...rest } = line(row, rooms, query.expand !== 'none');
-      if (room === undefined) return JSON.stringify(rest);
-      const roomJson =
-        room && withParticipants
-          ? withRawMember(JSON.stringify(room), 'participants', breakdowns.get(room.id) ?? '[]')
-          : JSON.stringify(room);
-      return withRawMember(JSON.stringify(rest), 'room', roomJson);
-    });
-    const { items: _items, ...envelope } = page;
-    // The page as JSON.stringify would write it (items first), each room's breakdown as Postgres wrote it.
-    const body = rawObject([
-      ['items', rawArray(lines)],
-      ...Object.entries(envelope).map(([key, value]) => [key, JSON.stringify(value)] as const),
-    ]);
-    return { version, body };
+    if (expand && query.expand === 'participants') {
+      const participants = await this.history.participants(organizationId, roomIds, tx);
+      for (const room of rooms.values()) room.participants = participants.get(room.id) ?? [];
+    }
+    const items = page.items.map((row) => line(row, rooms, query.expand !== 'none'));
+    return { version, body: JSON.stringify({ ...page, items }) };
   }
 }
 
-function line(row: HistoryLineRow, rooms: Map<string, Omit<RoomUsageView, 'participants'>>, expand: boolean): HistoryLineView {
+function line(row: HistoryLineRow, rooms: Map<string, RoomUsageView>, expand: boolean): HistoryLineView {
   const base = { kind: row.kind, occurred_at: row.occurred_at, delta_cents: row.delta_cents, currency: row.currency };
   if (row.room_id === null) return { ...base, provider_reference: row.provider_reference };
   return expand ? { ...base, room: rooms.get(row.room_id) ?? null } : base;

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { OrganizationVersionsRepository } from '../../common/caching/organization-versions.repository';
+import { CachingModule } from '../../common/caching/caching.module';
 import { OrganizationsModule } from '../organizations/organizations.module';
 import { BillingController } from './billing.controller';
 import { BillingHistoryRepository } from './billing-history.repository';
@@ -15,12 +15,11 @@ import { PurchaseSettlementService } from './purchase-settlement.service';
 import { StripeGateway } from './stripe.gateway';
 
 @Module({
-  imports: [OrganizationsModule],
+  imports: [CachingModule, OrganizationsModule],
   controllers: [BillingController, CheckoutPagesController],
   providers: [
     BillingHistoryRepository,
     BillingHistoryService,
-    OrganizationVersionsRepository,
     CheckoutService,
     CreditService,
     LowBalanceAlertsService,

@@ -1,5 +1,6 @@
 import type { TranscriptSegment } from '@app/domain/transcripts';
 import { Injectable } from '@nestjs/common';
+import { Coalescer } from '../../common/batching/coalescer';
 import { DatabaseClient } from '../../database/database.client';
 import type { Sql, Tx } from '../../database/sql';
 import { prepared, sql, withNulls } from '../../database/typed-sql';
@@ -127,8 +128,27 @@ const toSegment = (row: IPageResult): StoredSegment => ({
   ended_at: row.ended_at,
 });
 
+interface PendingSegment {
+  record: SegmentRecord;
+  stored: boolean;
+}
+
 @Injectable()
 export class TranscriptsRepository {
+  /** Segments stored at the same time share one insert (up to 500, two inserts in flight). */
+  private readonly writes = new Coalescer<PendingSegment>(
+    async (batch) => {
+      const stored = await this.database.oneStatement((tx) =>
+        this.store(
+          batch.map((pending) => pending.record),
+          tx,
+        ),
+      );
+      for (const pending of batch) pending.stored = stored.has(`${pending.record.roomId} ${pending.record.segmentId}`);
+    },
+    { maxBatch: 500, parallel: 2 },
+  );
+
   constructor(private readonly database: DatabaseClient) {}
 
   async settings(organizationId: string, sql: Sql = this.database): Promise<TranscriptSettings> {
@@ -138,6 +158,13 @@ export class TranscriptsRepository {
 
   async saveSettings(organizationId: string, settings: TranscriptSettings, tx: Tx): Promise<void> {
     await tx.rows(SAVE_SETTINGS, { organizationId, ...settings });
+  }
+
+  /** Stores the segment unless it is stored already, in its own statement's commit; true when it wrote it. */
+  async storeSegment(record: SegmentRecord): Promise<boolean> {
+    const pending: PendingSegment = { record, stored: false };
+    await this.writes.submit(pending);
+    return pending.stored;
   }
 
   /** Stores the segments not stored yet; returns the keys (`room_id segment_id`) of those it wrote. */

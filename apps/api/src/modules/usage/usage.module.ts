@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { OrganizationVersionsRepository } from '../../common/caching/organization-versions.repository';
+import { CachingModule } from '../../common/caching/caching.module';
 import { UsageController } from './usage.controller';
 import { UsageRepository } from './usage.repository';
 import { UsageService } from './usage.service';
 
-@Module({ controllers: [UsageController], providers: [UsageService, UsageRepository, OrganizationVersionsRepository] })
+@Module({ imports: [CachingModule], controllers: [UsageController], providers: [UsageService, UsageRepository] })
 export class UsageModule {}

@@ -1,8 +1,9 @@
 import { avgRoomMinutes, bucketBoundaries, echoOffsetDateTime, formatBoundary, summarize, type UsageWindow } from '@app/domain';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Actor } from '../../common/auth/actor';
 import { RequestValidationError } from '../../common/errors/validation-error';
-import { VersionedCache } from '../../common/caching/versioned-cache';
+import type { VersionedCache } from '../../common/caching/versioned-cache';
+import { USAGE_OVERVIEWS } from '../../common/caching/caching.module';
 import { OrganizationVersionsRepository } from '../../common/caching/organization-versions.repository';
 import { parsedWindowOf, type UsageOverviewQueryDto, type UsageOverviewView } from './usage.dto';
 import { UsageRepository, type UsageSample } from './usage.repository';
@@ -15,10 +16,8 @@ const SLOT_MS = 15 * 60_000;
  */
 @Injectable()
 export class UsageService {
-  /** Dashboards ask for the same windows again and again; the rollup changes far less often. */
-  private readonly cache = new VersionedCache(32 * 1024 * 1024);
-
   constructor(
+    @Inject(USAGE_OVERVIEWS) private readonly cache: VersionedCache,
     private readonly versions: OrganizationVersionsRepository,
     private readonly usage: UsageRepository,
   ) {}
