@@ -30,9 +30,9 @@ export function routeTable(app: INestApplication): Route[] {
     const { instance, metatype } = wrapper;
     if (!instance || !metatype) continue;
     const base = (Reflect.getMetadata(PATH_METADATA, metatype) as string | undefined) ?? '';
-    const prototype = Object.getPrototypeOf(instance) as object;
-    for (const name of scanner.getAllMethodNames(prototype)) {
-      const handler = (prototype as Record<string, unknown>)[name] as object;
+    const methods = Object.getPrototypeOf(instance) as Record<string, unknown>;
+    for (const name of scanner.getAllMethodNames(methods)) {
+      const handler = methods[name] as object;
       const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
       const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
       if (path === undefined || method === undefined) continue;
