@@ -21,6 +21,8 @@ export interface InProcessApp {
   queuePrefix: string;
   organizationId: string;
   userId: string;
+  /** The development organization's API key. */
+  apiKey: string;
 }
 
 /** Runs `work` against a fresh deployment named after `name`, with `env` on top of the defaults; cleans up after. */
@@ -56,7 +58,16 @@ export async function withInProcessApp(name: string, env: Record<string, string>
       const [{ user_id }] = (
         await db.query(`SELECT id AS user_id FROM users WHERE organization_id = $1 LIMIT 1`, [account.organization_id])
       ).rows as { user_id: string }[];
-      await work({ app, databaseUrl, db, redis, queuePrefix, organizationId: account.organization_id, userId: user_id });
+      await work({
+        app,
+        databaseUrl,
+        db,
+        redis,
+        queuePrefix,
+        organizationId: account.organization_id,
+        userId: user_id,
+        apiKey: account.api_key,
+      });
     } finally {
       await db.end();
       await app.close();

@@ -10,18 +10,10 @@
 import type { TranscriptSegmentReport } from '@app/contracts';
 import { QUEUES } from '@app/contracts';
 import { Queue } from 'bullmq';
-import IORedis from 'ioredis';
-import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client } from 'pg';
-import { createApp } from '../apps/api/src/app.factory';
-import { devAccount } from '../apps/api/src/cli/dev-account';
-import { loadConfig } from '../apps/api/src/config/app-config';
 import { DatabaseClient } from '../apps/api/src/database/database.client';
-import { migrate } from '../apps/api/src/database/migrate';
+import { percentile, withInProcessApp } from './in-process-app';
 import { TranscriptsRepository } from '../apps/api/src/modules/transcripts/transcripts.repository';
 
 const ROOMS = Number(process.env.BENCH_TRANSCRIPT_ROOMS ?? 200);
@@ -31,171 +23,127 @@ const EXPORT_SEGMENTS = 2_000;
 const TARGET_PER_SECOND = 1_000;
 const TARGET_VTT_P50_MS = 30;
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-};
-
 async function main(): Promise<void> {
-  const serverUrl = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-  const redisUrl = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-  const stamp = Date.now();
-  const databaseName = `trk_bench_transcripts_${stamp}`;
-  const admin = new Client({ connectionString: Object.assign(new URL(serverUrl), { pathname: '/postgres' }).toString() });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${databaseName}`);
-  const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${databaseName}` }).toString();
-  const prefix = `trk_bench_${stamp}`;
-  const redis = new IORedis(redisUrl, { maxRetriesPerRequest: null });
-  try {
-    await migrate(databaseUrl);
-    const config = loadConfig({
-      ...process.env,
-      NODE_ENV: 'development',
-      DATABASE_URL: databaseUrl,
-      REDIS_URL: redisUrl,
-      QUEUE_PREFIX: prefix,
-      LOG_LEVEL: 'silent',
-      PORT: '0',
-    });
-    const app = await createApp(config);
-    await app.listen(0, '127.0.0.1');
+  await withInProcessApp('transcripts', {}, async ({ app, db, redis, queuePrefix, organizationId, userId, apiKey }) => {
     const baseUrl = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
-    const db = new Client({ connectionString: databaseUrl });
-    await db.connect();
-    try {
-      const account = await devAccount(app, path.join(mkdtempSync(path.join(os.tmpdir(), 'trk-bench-')), 'account.json'));
-      const [{ user_id }] = (
-        await db.query(`SELECT id AS user_id FROM users WHERE organization_id = $1 LIMIT 1`, [account.organization_id])
-      ).rows;
-      const rooms = (
-        await db.query(
-          `INSERT INTO rooms (organization_id, name, livekit_name, created_by_user_id, status, streaming_mode, started_at)
+    const rooms = (
+      await db.query(
+        `INSERT INTO rooms (organization_id, name, livekit_name, created_by_user_id, status, streaming_mode, started_at)
            SELECT $1::uuid, 'bench-' || n, $1::text || '.bench-' || n, $2, 'active', 'dual', now() FROM generate_series(1, $3::int) AS n RETURNING id, livekit_name`,
-          [account.organization_id, user_id, ROOMS + 1],
-        )
-      ).rows as { id: string; livekit_name: string }[];
-      const exportRoom = rooms.pop()!;
+        [organizationId, userId, ROOMS + 1],
+      )
+    ).rows as { id: string; livekit_name: string }[];
+    const exportRoom = rooms.pop()!;
 
-      // 1. Intake.
-      const producers = Array.from({ length: 8 }, () => new Queue(QUEUES.translatorEvents, { connection: redis, prefix }));
-      const start = Date.now();
-      const segment = (room: { id: string; livekit_name: string }, i: number): TranscriptSegmentReport => ({
-        type: 'segment',
-        roomId: room.id,
-        livekitRoom: room.livekit_name,
-        at: new Date().toISOString(),
-        segmentId: `bench-${i}`,
-        participantIdentity: i % 2 === 0 ? 'alice' : 'bruno',
-        language: i % 2 === 0 ? 'en' : 'es',
-        text: `utterance number ${i} of this room, about as long as people speak between pauses`,
-        translation: {
-          language: i % 2 === 0 ? 'es' : 'en',
-          text: `enunciado número ${i} de esta sala, más o menos tan largo como se habla`,
-        },
-        startedAt: new Date(start + i * 3_000).toISOString(),
-        endedAt: new Date(start + i * 3_000 + 2_500).toISOString(),
-      });
-      const t0 = performance.now();
-      let sent = 0;
-      await Promise.all(
-        rooms.map(async (room, r) => {
-          const queue = producers[r % producers.length];
-          for (let i = 0; i < SEGMENTS_PER_ROOM; i++) {
-            const job = segment(room, i);
-            await queue.add('segment', job, { jobId: `bench.${room.id}.${i}`, removeOnComplete: true });
+    // 1. Intake.
+    const producers = Array.from({ length: 8 }, () => new Queue(QUEUES.translatorEvents, { connection: redis, prefix: queuePrefix }));
+    const start = Date.now();
+    const segment = (room: { id: string; livekit_name: string }, i: number): TranscriptSegmentReport => ({
+      type: 'segment',
+      roomId: room.id,
+      livekitRoom: room.livekit_name,
+      at: new Date().toISOString(),
+      segmentId: `bench-${i}`,
+      participantIdentity: i % 2 === 0 ? 'alice' : 'bruno',
+      language: i % 2 === 0 ? 'en' : 'es',
+      text: `utterance number ${i} of this room, about as long as people speak between pauses`,
+      translation: {
+        language: i % 2 === 0 ? 'es' : 'en',
+        text: `enunciado número ${i} de esta sala, más o menos tan largo como se habla`,
+      },
+      startedAt: new Date(start + i * 3_000).toISOString(),
+      endedAt: new Date(start + i * 3_000 + 2_500).toISOString(),
+    });
+    const t0 = performance.now();
+    let sent = 0;
+    await Promise.all(
+      rooms.map(async (room, r) => {
+        const queue = producers[r % producers.length];
+        for (let i = 0; i < SEGMENTS_PER_ROOM; i++) {
+          const job = segment(room, i);
+          await queue.add('segment', job, { jobId: `bench.${room.id}.${i}`, removeOnComplete: true });
+          sent += 1;
+          // A retried job of another session: a new job id, the same segment.
+          if (i % 5 === 0) {
+            await queue.add('segment', job, { jobId: `bench.${room.id}.${i}.again`, removeOnComplete: true });
             sent += 1;
-            // A retried job of another session: a new job id, the same segment.
-            if (i % 5 === 0) {
-              await queue.add('segment', job, { jobId: `bench.${room.id}.${i}.again`, removeOnComplete: true });
-              sent += 1;
-            }
           }
-        }),
-      );
-      const expected = ROOMS * SEGMENTS_PER_ROOM;
-      let stored = 0;
-      const deadline = Date.now() + 120_000;
-      while (stored < expected && Date.now() < deadline) {
-        stored = (await db.query(`SELECT count(*)::int AS n FROM transcript_segments WHERE room_id <> $1`, [exportRoom.id])).rows[0].n;
-        if (stored < expected) await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      const seconds = (performance.now() - t0) / 1000;
-      // Wait for the duplicates to be consumed too, then count.
-      const queue = producers[0];
-      while (Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).some((n) => n > 0)) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      const counts = (
-        await db.query(
-          `SELECT count(*)::int AS stored, count(DISTINCT (room_id, segment_id))::int AS distinct_segments FROM transcript_segments WHERE room_id <> $1`,
-          [exportRoom.id],
-        )
-      ).rows[0] as { stored: number; distinct_segments: number };
-      const lost = expected - counts.distinct_segments;
-      const doubled = counts.stored - counts.distinct_segments;
-      const perSecond = Math.round(stored / seconds);
-      await Promise.all(producers.map((p) => p.close()));
-
-      // 2. Export: 2,000 segments over two hours.
-      const repository = app.get(TranscriptsRepository);
-      const database = app.get(DatabaseClient);
-      const twoHours = 2 * 3_600_000;
-      for (let from = 0; from < EXPORT_SEGMENTS; from += 500) {
-        const segments = Array.from({ length: Math.min(500, EXPORT_SEGMENTS - from) }, (_, k) => {
-          const i = from + k;
-          const begin = start + Math.floor((i * twoHours) / EXPORT_SEGMENTS);
-          return {
-            roomId: exportRoom.id,
-            livekitRoom: exportRoom.livekit_name,
-            segmentId: `export-${String(i).padStart(5, '0')}`,
-            participantIdentity: i % 2 === 0 ? 'alice' : 'bruno',
-            language: i % 2 === 0 ? 'en' : 'es',
-            text: `utterance number ${i}, about as long as people speak between two pauses in a meeting`,
-            translation: {
-              language: i % 2 === 0 ? 'es' : 'en',
-              text: `enunciado número ${i}, más o menos tan largo como se habla entre pausas`,
-            },
-            startedAt: new Date(begin),
-            endedAt: new Date(begin + 2_800),
-          };
-        });
-        await database.oneStatement((tx) => repository.store(segments, tx));
-      }
-      const url = `${baseUrl}/v1/rooms/${exportRoom.id}/transcript?format=vtt`;
-      const headers = { Authorization: `Bearer ${account.api_key}` };
-      let cues = 0;
-      for (let i = 0; i < 5; i++) cues = ((await (await fetch(url, { headers })).text()).match(/-->/g) ?? []).length;
-      const times: number[] = [];
-      for (let i = 0; i < READS; i++) {
-        const begin = performance.now();
-        const res = await fetch(url, { headers });
-        await res.text();
-        times.push(performance.now() - begin);
-      }
-      const p50 = Math.round(percentile(times, 50) * 10) / 10;
-      const p99 = Math.round(percentile(times, 99) * 10) / 10;
-
-      const intakePass = perSecond >= TARGET_PER_SECOND && lost === 0 && doubled === 0;
-      const exportPass = p50 <= TARGET_VTT_P50_MS && cues === EXPORT_SEGMENTS;
-      process.stdout.write(
-        `| transcripts | measured | target | pass/fail |\n|---|--:|---|---|\n` +
-          `| segments stored per second, ${ROOMS} rooms reporting at once (${expected} segments, ${sent} reports with retries) | ${perSecond}/s | ≥ ${TARGET_PER_SECOND}/s | ${intakePass ? 'pass' : 'FAIL'} |\n` +
-          `| segments lost / doubled | ${lost} / ${doubled} | 0 / 0 | ${lost === 0 && doubled === 0 ? 'pass' : 'FAIL'} |\n` +
-          `| WebVTT of a 2-hour room (${cues} cues), ${READS} reads: p50 / p99 ms | ${p50} / ${p99} | p50 ≤ ${TARGET_VTT_P50_MS} ms | ${exportPass ? 'pass' : 'FAIL'} |\n\n`,
-      );
-      process.stdout.write(`${JSON.stringify({ perSecond, lost, doubled, p50, p99, pass: intakePass && exportPass })}\n`);
-    } finally {
-      await db.end();
-      await app.close();
+        }
+      }),
+    );
+    const expected = ROOMS * SEGMENTS_PER_ROOM;
+    let stored = 0;
+    const deadline = Date.now() + 120_000;
+    while (stored < expected && Date.now() < deadline) {
+      stored = (await db.query(`SELECT count(*)::int AS n FROM transcript_segments WHERE room_id <> $1`, [exportRoom.id])).rows[0].n;
+      if (stored < expected) await new Promise((resolve) => setTimeout(resolve, 10));
     }
-  } finally {
-    const keys = await redis.keys(`${prefix}:*`);
-    for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
-    await redis.quit();
-    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await admin.end();
-  }
+    const seconds = (performance.now() - t0) / 1000;
+    // Wait for the duplicates to be consumed too, then count.
+    const queue = producers[0];
+    while (Object.values(await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')).some((n) => n > 0)) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const counts = (
+      await db.query(
+        `SELECT count(*)::int AS stored, count(DISTINCT (room_id, segment_id))::int AS distinct_segments FROM transcript_segments WHERE room_id <> $1`,
+        [exportRoom.id],
+      )
+    ).rows[0] as { stored: number; distinct_segments: number };
+    const lost = expected - counts.distinct_segments;
+    const doubled = counts.stored - counts.distinct_segments;
+    const perSecond = Math.round(stored / seconds);
+    await Promise.all(producers.map((p) => p.close()));
+
+    // 2. Export: 2,000 segments over two hours.
+    const repository = app.get(TranscriptsRepository);
+    const database = app.get(DatabaseClient);
+    const twoHours = 2 * 3_600_000;
+    for (let from = 0; from < EXPORT_SEGMENTS; from += 500) {
+      const segments = Array.from({ length: Math.min(500, EXPORT_SEGMENTS - from) }, (_, k) => {
+        const i = from + k;
+        const begin = start + Math.floor((i * twoHours) / EXPORT_SEGMENTS);
+        return {
+          roomId: exportRoom.id,
+          livekitRoom: exportRoom.livekit_name,
+          segmentId: `export-${String(i).padStart(5, '0')}`,
+          participantIdentity: i % 2 === 0 ? 'alice' : 'bruno',
+          language: i % 2 === 0 ? 'en' : 'es',
+          text: `utterance number ${i}, about as long as people speak between two pauses in a meeting`,
+          translation: {
+            language: i % 2 === 0 ? 'es' : 'en',
+            text: `enunciado número ${i}, más o menos tan largo como se habla entre pausas`,
+          },
+          startedAt: new Date(begin),
+          endedAt: new Date(begin + 2_800),
+        };
+      });
+      await database.oneStatement((tx) => repository.store(segments, tx));
+    }
+    const url = `${baseUrl}/v1/rooms/${exportRoom.id}/transcript?format=vtt`;
+    const headers = { Authorization: `Bearer ${apiKey}` };
+    let cues = 0;
+    for (let i = 0; i < 5; i++) cues = ((await (await fetch(url, { headers })).text()).match(/-->/g) ?? []).length;
+    const times: number[] = [];
+    for (let i = 0; i < READS; i++) {
+      const begin = performance.now();
+      const res = await fetch(url, { headers });
+      await res.text();
+      times.push(performance.now() - begin);
+    }
+    const p50 = Math.round(percentile(times, 50) * 10) / 10;
+    const p99 = Math.round(percentile(times, 99) * 10) / 10;
+
+    const intakePass = perSecond >= TARGET_PER_SECOND && lost === 0 && doubled === 0;
+    const exportPass = p50 <= TARGET_VTT_P50_MS && cues === EXPORT_SEGMENTS;
+    process.stdout.write(
+      `| transcripts | measured | target | pass/fail |\n|---|--:|---|---|\n` +
+        `| segments stored per second, ${ROOMS} rooms reporting at once (${expected} segments, ${sent} reports with retries) | ${perSecond}/s | ≥ ${TARGET_PER_SECOND}/s | ${intakePass ? 'pass' : 'FAIL'} |\n` +
+        `| segments lost / doubled | ${lost} / ${doubled} | 0 / 0 | ${lost === 0 && doubled === 0 ? 'pass' : 'FAIL'} |\n` +
+        `| WebVTT of a 2-hour room (${cues} cues), ${READS} reads: p50 / p99 ms | ${p50} / ${p99} | p50 ≤ ${TARGET_VTT_P50_MS} ms | ${exportPass ? 'pass' : 'FAIL'} |\n\n`,
+    );
+    process.stdout.write(`${JSON.stringify({ perSecond, lost, doubled, p50, p99, pass: intakePass && exportPass })}\n`);
+  });
 }
 
 main().then(
