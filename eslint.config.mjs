@@ -20,6 +20,21 @@ const NODE_GLOBALS = Object.fromEntries(
   ].map((name) => [name, 'readonly']),
 );
 
+/** What the console page (a browser module) uses of the browser. */
+const BROWSER_GLOBALS = Object.fromEntries(
+  [
+    'EventSource',
+    'URLSearchParams',
+    'clearInterval',
+    'clearTimeout',
+    'document',
+    'fetch',
+    'sessionStorage',
+    'setInterval',
+    'setTimeout',
+  ].map((name) => [name, 'readonly']),
+);
+
 export default tseslint.config(
   {
     ignores: [
@@ -30,6 +45,8 @@ export default tseslint.config(
       '.scratch/**',
       '**/*.repository.types.ts',
       '**/*.js',
+      // The console page's script is linted: it is product code, served to browsers as it is written.
+      '!apps/api/src/modules/console/public/*.js',
       'apps/api/test/typed-client/**',
     ],
   },
@@ -38,6 +55,11 @@ export default tseslint.config(
   {
     files: ['**/*.mjs'],
     languageOptions: { sourceType: 'module', globals: NODE_GLOBALS },
+  },
+  {
+    files: ['apps/api/src/modules/console/public/*.js'],
+    languageOptions: { sourceType: 'module', globals: BROWSER_GLOBALS },
+    rules: { eqeqeq: ['error', 'always'] },
   },
   {
     files: ['**/*.cjs'],

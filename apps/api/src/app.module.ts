@@ -28,6 +28,7 @@ import { CustomerWebhooksModule } from './modules/customer-webhooks/customer-web
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { GlossariesModule } from './modules/glossaries/glossaries.module';
 import { AuditModule } from './modules/audit/audit.module';
+import { ConsoleModule } from './modules/console/console.module';
 
 @Module({})
 export class AppModule {
@@ -63,6 +64,8 @@ export class AppModule {
         TranscriptsModule,
         CustomerWebhooksModule,
         GlossariesModule,
+        // Not imported when off: /console is then an unknown path (404) like any other.
+        ...(config.http.consoleEnabled ? [ConsoleModule] : []),
       ],
     };
   }

@@ -32,7 +32,15 @@ export interface AppConfig {
   checkout: { successUrl: string | null; cancelUrl: string | null };
   rooms: { departureTimeoutSeconds: number; emptyTimeoutSeconds: number };
   auth: { jwksUrl: string | null; issuer: string | null; audience: string | null };
-  http: { bodyLimitBytes: number; webhookBodyLimitBytes: number; corsOrigins: string[]; docsEnabled: boolean; trustProxyHops: number };
+  http: {
+    bodyLimitBytes: number;
+    webhookBodyLimitBytes: number;
+    corsOrigins: string[];
+    docsEnabled: boolean;
+    /** The console page at /console (on by default outside production). */
+    consoleEnabled: boolean;
+    trustProxyHops: number;
+  };
   rateLimits: RateLimitConfig;
   /** Longest a single connection is billed for, whatever its events say. */
   maxConnectionMinutes: number;
@@ -243,6 +251,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       webhookBodyLimitBytes: int(env, 'WEBHOOK_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 16 * 1024 * 1024),
       corsOrigins: origins(env, 'CORS_ORIGINS'),
       docsEnabled: bool(env, 'API_DOCS_ENABLED', true),
+      // A page for people: a production deployment turns it on knowingly.
+      consoleEnabled: bool(env, 'CONSOLE_ENABLED', !isProduction),
       trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     },
     rateLimits: {

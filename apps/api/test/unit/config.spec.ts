@@ -58,9 +58,17 @@ describe('configuration', () => {
     [{ HTTP_HEADERS_TIMEOUT_MS: '40000', HTTP_REQUEST_TIMEOUT_MS: '30000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ LIVEKIT_RECONCILE_SECONDS: '4' }, 'LIVEKIT_RECONCILE_SECONDS'],
     [{ LIVEKIT_RECONCILE_SECONDS: 'often' }, 'LIVEKIT_RECONCILE_SECONDS'],
+    [{ CONSOLE_ENABLED: 'yes' }, 'CONSOLE_ENABLED'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^${name}`));
+  });
+
+  it('serves the console outside production unless CONSOLE_ENABLED turns it off', () => {
+    expect(loadConfig({}).http.consoleEnabled).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'test' }).http.consoleEnabled).toBe(true);
+    expect(loadConfig({ CONSOLE_ENABLED: 'false' }).http.consoleEnabled).toBe(false);
+    expect(loadConfig({ CONSOLE_ENABLED: '' }).http.consoleEnabled).toBe(true);
   });
 
   it('validates DATABASE_POOL_SIZE like every other variable', () => {
@@ -122,6 +130,12 @@ describe('configuration', () => {
       expect(loadConfig({ ...SAFE, STRIPE_SECRET_KEY: 'sk_live_x', STRIPE_WEBHOOK_SECRET: 'whsec_x' }).stripe.webhookSecret).toBe(
         'whsec_x',
       );
+    });
+
+    it('serves the console only when CONSOLE_ENABLED turns it on', () => {
+      expect(loadConfig(SAFE).http.consoleEnabled).toBe(false);
+      expect(loadConfig({ ...SAFE, CONSOLE_ENABLED: 'true' }).http.consoleEnabled).toBe(true);
+      expect(loadConfig({ ...SAFE, CONSOLE_ENABLED: '1' }).http.consoleEnabled).toBe(true);
     });
 
     it('allows the dev pair outside production', () => {
