@@ -28,6 +28,7 @@ import { CustomerWebhooksModule } from './modules/customer-webhooks/customer-web
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { GlossariesModule } from './modules/glossaries/glossaries.module';
 import { AuditModule } from './modules/audit/audit.module';
+import { EventsModule } from './modules/events/events.module';
 
 @Module({})
 export class AppModule {
@@ -62,6 +63,7 @@ export class AppModule {
         TranslationStatsModule,
         TranscriptsModule,
         CustomerWebhooksModule,
+        EventsModule,
         GlossariesModule,
       ],
     };
