@@ -28,6 +28,7 @@ import { CustomerWebhooksModule } from './modules/customer-webhooks/customer-web
 import { MetricsModule } from './modules/metrics/metrics.module';
 import { GlossariesModule } from './modules/glossaries/glossaries.module';
 import { AuditModule } from './modules/audit/audit.module';
+import { EventsModule } from './modules/events/events.module';
 import { ConsoleModule } from './modules/console/console.module';
 
 @Module({})
@@ -63,6 +64,7 @@ export class AppModule {
         TranslationStatsModule,
         TranscriptsModule,
         CustomerWebhooksModule,
+        EventsModule,
         GlossariesModule,
         // Not imported when off: /console is then an unknown path (404) like any other.
         ...(config.http.consoleEnabled ? [ConsoleModule] : []),

@@ -49,6 +49,14 @@ export interface AppConfig {
   maxActiveApiKeysPerOrganization: number;
   /** Audit events older than this many days are deleted (hourly); none sooner. */
   auditRetentionDays: number;
+  events: {
+    /** Customer events older than this many days are deleted (hourly), with their deliveries. */
+    retentionDays: number;
+    /** Open event streams an organization may hold at once (across processes). */
+    streamsPerOrganization: number;
+    /** A comment line on every open stream this often, so proxies keep it open. */
+    heartbeatMs: number;
+  };
   webhooks: {
     /** Endpoints on loopback, private, link-local or metadata addresses and plain http (development and tests only). */
     allowPrivateUrls: boolean;
@@ -266,6 +274,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     roomSettleMs: int(env, 'ROOM_SETTLE_MS', nodeEnv === 'test' ? 0 : 5000, 0, 600_000),
     maxActiveApiKeysPerOrganization: int(env, 'MAX_ACTIVE_API_KEYS_PER_ORGANIZATION', 100, 1),
     auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
+    events: {
+      retentionDays: int(env, 'EVENT_RETENTION_DAYS', 30, 1, 36_500),
+      streamsPerOrganization: int(env, 'EVENT_STREAMS_PER_ORGANIZATION', 20, 1, 10_000),
+      heartbeatMs: int(env, 'EVENT_STREAM_HEARTBEAT_MS', 15_000, 100, 600_000),
+    },
     webhooks: {
       allowPrivateUrls: bool(env, 'WEBHOOK_ALLOW_PRIVATE_URLS', false),
       retryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE_MS', RETRY_SCHEDULE_MS),

@@ -12,8 +12,8 @@ export interface Listener {
 }
 
 export interface ListenHandlers {
-  /** A notification on the channel (sent by `pg_notify` at the commit of the transaction that sent it). */
-  onNotification: () => void;
+  /** A notification on the channel (sent by `pg_notify` at the commit of the transaction that sent it), with its payload. */
+  onNotification: (payload: string) => void;
   /** Listening started, or started again after a lost connection: what was committed meanwhile was not notified. */
   onListening?: () => void;
 }
@@ -61,7 +61,7 @@ export class NotificationsClient {
         retry.unref();
       };
       client.on('notification', (message) => {
-        if (message.channel === channel && !closed) handlers.onNotification();
+        if (message.channel === channel && !closed) handlers.onNotification(message.payload ?? '');
       });
       client.on('error', onLost);
       client.on('end', () => onLost(new Error('the connection ended')));

@@ -204,7 +204,18 @@ describe('Customer webhooks', () => {
     await call(org, 3);
     const received = await r.waitFor((all) => all.some((x) => x.event.type === 'room.ended'));
     const roomEvents = received.map((x) => x.event.type).filter((type) => !type.startsWith('credit.'));
-    expect(roomEvents).toEqual(['room.started', 'room.started', 'room.started', 'translator.joined', 'translator.left', 'room.ended']);
+    expect(roomEvents).toEqual([
+      'room.started',
+      'room.started',
+      'room.started',
+      'participant.joined',
+      'participant.joined',
+      'translator.joined',
+      'participant.left',
+      'translator.left',
+      'participant.left',
+      'room.ended',
+    ]);
   });
 
   it('sends one credit.low for a burst of concurrent call charges crossing the threshold', async () => {

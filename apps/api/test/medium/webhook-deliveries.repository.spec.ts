@@ -42,7 +42,7 @@ describe('WebhookDeliveriesRepository', () => {
   const send = async (organizationId: string, endpointId: string, lanes: (string | null)[]): Promise<string[]> => {
     const events: NewEvent[] = lanes.map(() => {
       const id = `evt_${++eventCount}`;
-      return { id, organizationId, type: 'credit.low', body: JSON.stringify({ id }) };
+      return { id, organizationId, type: 'credit.low', roomId: null, body: JSON.stringify({ id }) };
     });
     await database.transaction(async (tx) => {
       await deliveries.insert(

@@ -226,6 +226,23 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     delivered_at: '2026-03-02T09:12:42.000Z',
     created_at: '2026-03-02T09:12:41.000Z',
   },
+  EventView: {
+    id: 'evt_0f3c2b1a9d8e7f6a5b4c3d2e1f0a9b8c',
+    type: 'participant.joined',
+    created_at: '2026-03-02T09:00:05.120Z',
+    data: {
+      room_id: '4f2a1c7e-9b3d-4e8a-8c1f-2d3e4f5a6b7c',
+      room: 'board-meeting',
+      participant_identity: 'alice',
+      kind: 'participant',
+      languages: ['en'],
+      joined_at: '2026-03-02T09:00:04.871Z',
+      left_at: null,
+      minutes: null,
+      charged_cents: null,
+    },
+  },
+  StreamTicketView: { ticket: 'est_q0C6Yp2n1xW9lB3s7TtV4kZr8uJdH5mA0eFgNcPiQyo', expires_at: '2026-03-02T09:01:05.000Z' },
   TranscriptSegmentView: {
     id: 'TR_AMkD3x-4f2a1c-7',
     participant_identity: 'alice',

@@ -19,6 +19,7 @@ import { Glossaries1764400000000 } from './1764400000000-Glossaries';
 import { LiveKitReconciliation1764500000000 } from './1764500000000-LiveKitReconciliation';
 import { Teams1764600000000 } from './1764600000000-Teams';
 import { AuditLog1764610000000 } from './1764610000000-AuditLog';
+import { EventLog1764800000000 } from './1764800000000-EventLog';
 import { OpenConnectionsByOrganization1764700000000 } from './1764700000000-OpenConnectionsByOrganization';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   Teams1764600000000,
   AuditLog1764610000000,
   OpenConnectionsByOrganization1764700000000,
+  EventLog1764800000000,
 ];

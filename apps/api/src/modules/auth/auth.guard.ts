@@ -10,6 +10,8 @@ import { looksLikeApiKey } from '../../common/auth/api-key-secret';
 import { rememberRoute } from '../../common/validation/route-inputs';
 import { IS_PUBLIC } from '../../common/auth/public.decorator';
 import { SessionAuthenticator } from './session.authenticator';
+import { StreamTicketAuthenticator } from './stream-ticket.authenticator';
+import { TAKES_STREAM_TICKET } from '../../common/auth/stream-ticket.decorator';
 import { allows } from '@app/domain';
 import { REQUIRED_PERMISSION, SELF_PARAMETER, type RouteAccessRule } from '../../common/auth/requires.decorator';
 
@@ -23,6 +25,8 @@ interface RouteAccess {
   rule: RouteAccessRule | null;
   /** The path parameter naming a user who may act on themselves without `rule` (RequiresUnlessSelf). */
   selfParameter: string | null;
+  /** The route takes a stream ticket (`?ticket=`) when no Authorization header is sent. */
+  takesTicket: boolean;
 }
 
 /** The header a session names the organization it acts in with. */
@@ -47,6 +51,7 @@ export class AuthGuard implements CanActivate {
     private readonly apiKeys: ApiKeyAuthenticator,
     private readonly sessions: SessionAuthenticator,
     private readonly limits: RateLimitsService,
+    private readonly tickets: StreamTicketAuthenticator,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -67,7 +72,11 @@ export class AuthGuard implements CanActivate {
     const organizationHeader = request.headers[ORGANIZATION_HEADER];
     const organizationId = typeof organizationHeader === 'string' ? organizationHeader.trim() : null;
     try {
-      credential = await this.authenticate(request.headers.authorization, organizationId);
+      const ticket = request.query?.ticket;
+      credential =
+        access.takesTicket && request.headers.authorization === undefined && typeof ticket === 'string'
+          ? await this.tickets.authenticate(ticket)
+          : await this.authenticate(request.headers.authorization, organizationId);
     } catch (error) {
       throw error instanceof ApiError && error.status === 401 ? await this.limits.failedAuthentication(address, error) : error;
     }
@@ -110,6 +119,7 @@ export class AuthGuard implements CanActivate {
         rateLimited: this.reflector.getAllAndOverride<boolean>(NOT_RATE_LIMITED, targets) !== true,
         rule: this.reflector.getAllAndOverride<RouteAccessRule | undefined>(REQUIRED_PERMISSION, targets) ?? null,
         selfParameter: this.reflector.getAllAndOverride<string | undefined>(SELF_PARAMETER, targets) ?? null,
+        takesTicket: this.reflector.getAllAndOverride<boolean>(TAKES_STREAM_TICKET, targets) === true,
       };
       this.access.set(handler, access);
     }

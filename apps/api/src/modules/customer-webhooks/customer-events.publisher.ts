@@ -38,9 +38,9 @@ export function maxAttempts(retryScheduleMs: number[]): number {
 }
 
 /**
- * The outbox of customer webhooks: an event and its deliveries (one per subscribed endpoint) are
- * written in the transaction of the change, last (see HotRowWritesService), and only for organizations
- * that have endpoints. Committing notifies the dispatcher; a rollback sends nothing.
+ * The event log and outbox of customer webhooks: every event, and its deliveries (one per subscribed
+ * endpoint), is written in the transaction of the change, last (see HotRowWritesService). Committing
+ * notifies the dispatcher and the event streams; a rollback writes nothing.
  */
 @Injectable()
 export class CustomerEventsPublisher {
@@ -76,24 +76,15 @@ export class CustomerEventsPublisher {
   private async write(tx: Tx, all: CustomerEvent[]): Promise<void> {
     const corrected = new Set<string>();
     const events = all.filter((e) => e.type !== 'room.usage_corrected' || (!corrected.has(e.roomId) && corrected.add(e.roomId)));
-    const endpoints = await this.endpoints.subscribed([...new Set(events.map((e) => e.organizationId))], tx);
-    const candidates = events
-      .map((event) => ({
-        event,
-        endpoints: endpoints.filter(
-          (e) => e.organizationId === event.organizationId && (e.events === null || e.events.includes(event.type)),
-        ),
-      }))
-      .filter((t) => t.endpoints.length > 0);
-    if (candidates.length === 0) return;
     const rooms = await this.rooms.views(
-      candidates.flatMap(({ event }) => ('data' in event ? [] : [{ roomId: event.roomId, organizationId: event.organizationId }])),
+      events.flatMap((event) => ('data' in event ? [] : [{ roomId: event.roomId, organizationId: event.organizationId }])),
       tx,
     );
-    const targets = candidates.filter(({ event }) => event.type !== 'room.usage_corrected' || totalsMoved(rooms.get(event.roomId), event));
-    if (targets.length === 0) return;
+    const kept = events.filter((event) => event.type !== 'room.usage_corrected' || totalsMoved(rooms.get(event.roomId), event));
+    if (kept.length === 0) return;
+    const endpoints = await this.endpoints.subscribed([...new Set(kept.map((e) => e.organizationId))], tx);
     const createdAt = new Date().toJSON();
-    const rows = targets.map(({ event }) => {
+    const rows = kept.map((event) => {
       const id = `evt_${randomBytes(16).toString('hex')}`;
       const data =
         'data' in event
@@ -105,11 +96,14 @@ export class CustomerEventsPublisher {
         id,
         organizationId: event.organizationId,
         type: event.type,
+        roomId: event.roomId ?? null,
         body: JSON.stringify({ id, type: event.type, created_at: createdAt, data }),
       };
     });
-    const deliveries = targets.flatMap(({ event, endpoints: subscribed }, i) =>
-      subscribed.map((endpoint) => ({ endpointId: endpoint.id, eventId: rows[i].id, lane: event.roomId ?? null })),
+    const deliveries = kept.flatMap((event, i) =>
+      endpoints
+        .filter((e) => e.organizationId === event.organizationId && (e.events === null || e.events.includes(event.type)))
+        .map((endpoint) => ({ endpointId: endpoint.id, eventId: rows[i].id, lane: event.roomId ?? null })),
     );
     await this.deliveries.insert(rows, deliveries, maxAttempts(this.config.webhooks.retryScheduleMs), tx);
   }

@@ -5,6 +5,8 @@ export const CUSTOMER_EVENT_TYPES = [
   'room.usage_corrected',
   'translator.joined',
   'translator.left',
+  'participant.joined',
+  'participant.left',
   'credit.purchased',
   'credit.low',
   'credit.exhausted',

@@ -5,11 +5,13 @@ import { type Narrowed, prepared, sql, withNulls } from '../../database/typed-sq
 import type { CustomerEventType } from './event-types';
 import type {
   IClaimQuery,
+  IDeleteExpiredQuery,
   IDueEndpointsQuery,
   IFailPendingQuery,
   IInsertQuery,
   ILogQuery,
   ILogResult,
+  ILockEventOrderQuery,
   IRecordQuery,
   IRetryQuery,
 } from './webhook-deliveries.repository.types';
@@ -24,6 +26,8 @@ export interface NewEvent {
   id: string;
   organizationId: string;
   type: CustomerEventType;
+  /** The room it is about, for the log's `room_id` filter (null: none). */
+  roomId: string | null;
   body: string;
 }
 
@@ -76,10 +80,10 @@ const LOG = sql<ILogQuery>`SELECT d.id, ev.id AS event_id, ev.type AS event_type
  * notifies `webhook_deliveries` at commit (migration Integrations).
  */
 const INSERT = sql<IInsertQuery>`WITH ev AS (
-    INSERT INTO webhook_events (id, organization_id, type, body)
-    SELECT id, organization_id, type, body
-      FROM unnest($ids!::text[], $organizationIds!::uuid[], $types!::text[], $bodies!::text[])
-        WITH ORDINALITY AS e(id, organization_id, type, body, n)
+    INSERT INTO webhook_events (id, organization_id, type, room_id, body)
+    SELECT id, organization_id, type, room_id, body
+      FROM unnest($ids!::text[], $organizationIds!::uuid[], $types!::text[], $roomIds!::uuid[], $bodies!::text[])
+        WITH ORDINALITY AS e(id, organization_id, type, room_id, body, n)
      ORDER BY n RETURNING seq, id, organization_id)
   INSERT INTO webhook_deliveries (endpoint_id, organization_id, event_seq, lane, max_attempts, next_attempt_at)
   SELECT d.endpoint_id, ev.organization_id, ev.seq, d.lane, $maxAttempts!, now()
@@ -87,6 +91,20 @@ const INSERT = sql<IInsertQuery>`WITH ev AS (
       WITH ORDINALITY AS d(endpoint_id, event_id, lane, n)
     JOIN ev ON ev.id = d.event_id
    ORDER BY d.n`;
+
+/**
+ * An organization's event-writing transactions take their events' `seq` one after another: the lock is
+ * taken just before the insert and held to commit, so within an organization `seq` order is commit order
+ * (a stream reading "after seq N" can never miss a lower seq that commits later).
+ */
+const LOCK_EVENT_ORDER = sql<ILockEventOrderQuery>`SELECT pg_advisory_xact_lock(hashtextextended('events:' || o::text, 0))
+  FROM unnest($organizationIds!::uuid[]) WITH ORDINALITY AS u(o, n) ORDER BY n`;
+
+// Retention: a bounded batch of the oldest events, with their deliveries (the key is checked at the statement's end).
+const DELETE_EXPIRED = sql<IDeleteExpiredQuery>`WITH doomed AS (
+    SELECT seq FROM webhook_events WHERE created_at < now() - make_interval(days => $days!) ORDER BY created_at, seq LIMIT $limit!),
+  deliveries AS (DELETE FROM webhook_deliveries WHERE event_seq IN (SELECT seq FROM doomed))
+  DELETE FROM webhook_events WHERE seq IN (SELECT seq FROM doomed)`;
 
 const RETRY = sql<IRetryQuery>`UPDATE webhook_deliveries d SET next_attempt_at = now(),
          max_attempts = GREATEST(CASE WHEN d.status = 'pending' THEN d.max_attempts ELSE 0 END, d.attempts + 1), status = 'pending'
@@ -146,16 +164,24 @@ export class WebhookDeliveriesRepository {
    */
   async insert(events: NewEvent[], deliveries: NewDelivery[], maxAttempts: number, tx: Tx): Promise<void> {
     if (events.length === 0) return;
+    const organizations = [...new Set(events.map((e) => e.organizationId))].sort();
+    await tx.rows(LOCK_EVENT_ORDER, { organizationIds: organizations });
     await tx.count(INSERT, {
       ids: events.map((e) => e.id),
       organizationIds: events.map((e) => e.organizationId),
       types: events.map((e) => e.type),
+      roomIds: withNulls(events.map((e) => e.roomId)),
       bodies: events.map((e) => e.body),
       endpointIds: deliveries.map((d) => d.endpointId),
       eventIds: deliveries.map((d) => d.eventId),
       lanes: withNulls(deliveries.map((d) => d.lane)),
       maxAttempts,
     });
+  }
+
+  /** Deletes up to `limit` of the events older than `days` days, and their deliveries; how many events. */
+  async deleteExpired(days: number, limit: number, tx: Tx): Promise<number> {
+    return tx.count(DELETE_EXPIRED, { days, limit });
   }
 
   /** The endpoint's log, newest first; `limit` rows from `offset`. */

@@ -40,6 +40,7 @@ export interface IInsertParams {
   lanes: stringArray;
   maxAttempts: number;
   organizationIds: stringArray;
+  roomIds: stringArray;
   types: stringArray;
 }
 
@@ -50,6 +51,37 @@ export type IInsertResult = void;
 export interface IInsertQuery {
   params: IInsertParams;
   result: IInsertResult;
+}
+
+/** 'LockEventOrder' parameters type */
+export interface ILockEventOrderParams {
+  organizationIds: stringArray;
+}
+
+/** 'LockEventOrder' return type */
+export interface ILockEventOrderResult {
+  pg_advisory_xact_lock: undefined | null;
+}
+
+/** 'LockEventOrder' query type */
+export interface ILockEventOrderQuery {
+  params: ILockEventOrderParams;
+  result: ILockEventOrderResult;
+}
+
+/** 'DeleteExpired' parameters type */
+export interface IDeleteExpiredParams {
+  days: number;
+  limit: number;
+}
+
+/** 'DeleteExpired' return type */
+export type IDeleteExpiredResult = void;
+
+/** 'DeleteExpired' query type */
+export interface IDeleteExpiredQuery {
+  params: IDeleteExpiredParams;
+  result: IDeleteExpiredResult;
 }
 
 /** 'Retry' parameters type */

@@ -11,6 +11,7 @@ import type { AppConfig } from '../../config/app-config';
 import { CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
 import type { Tx } from '../../database/sql';
 import { ConnectionsRepository, type CorrectedConnection, type OpenConnection } from './connections.repository';
+import { participantEventData } from './participant-event';
 
 export type { OpenConnection } from './connections.repository';
 
@@ -47,8 +48,16 @@ export class ConnectionMeterService {
     const ends = closes.map(({ connection, leftAt }) => this.endOf(connection, leftAt));
     const closed = await this.connections.close(ends, tx);
     const closedIds = new Set(closed.map((row) => row.id));
-    for (const row of closed.filter((r) => r.kind === 'translator')) {
+    for (const row of closed) {
       const { room } = closes.find((c) => c.connection.id === row.id)!;
+      const end = ends.find((e) => e.id === row.id)!;
+      await this.events.emit(tx, {
+        organizationId: room.organization_id,
+        type: 'participant.left',
+        roomId: room.id,
+        data: participantEventData(room, row, { minutes: end.minutes, cents: end.cents }),
+      });
+      if (row.kind !== 'translator') continue;
       const data = {
         room_id: room.id,
         room_name: room.name,

@@ -44,6 +44,7 @@ export interface OpenedConnection {
   participantSid: string;
   kind: ParticipantKind | null;
   identity: string;
+  languages: string[] | null;
   joinedAt: Date;
 }
 
@@ -88,6 +89,7 @@ export interface ClosedConnection {
   id: number;
   kind: ParticipantKind | null;
   identity: string;
+  languages: string[] | null;
   joinedAt: Date;
   leftAt: Date;
 }
@@ -111,7 +113,7 @@ const OPEN = sql<IOpenQuery>`INSERT INTO connections (room_id, organization_id, 
     FROM unnest($roomIds!::uuid[], $organizationIds!::uuid[], $participantSids!::text[], $identities!::text[], $kinds!::text[],
                 $languages!::jsonb[], $joinedAts!::timestamptz[], $centsPerMinute!::int[])
       AS j(room_id, organization_id, sid, identity, kind, languages, joined_at, rate)
-  ON CONFLICT (room_id, participant_sid) DO NOTHING RETURNING id, room_id, participant_sid, kind, identity, joined_at`;
+  ON CONFLICT (room_id, participant_sid) DO NOTHING RETURNING id, room_id, participant_sid, kind, identity, languages, joined_at`;
 
 const BY_PARTICIPANT = sql<IByParticipantQuery>`SELECT c.id, c.organization_id, c.room_id, c.joined_at, c.cents_per_minute, c.left_at, c.participant_sid
   FROM unnest($organizationIds!::uuid[], $roomIds!::uuid[], $participantSids!::text[]) AS p(organization_id, room_id, sid)
@@ -127,7 +129,7 @@ const CLOSE = sql<ICloseQuery>`UPDATE connections c SET left_at = v.left_at, con
   FROM unnest($ids!::bigint[], $organizationIds!::uuid[], $leftAts!::timestamptz[], $minutes!::int[], $cents!::bigint[])
     AS v(id, organization_id, left_at, minutes, cents)
   WHERE c.id = v.id AND c.organization_id = v.organization_id AND c.left_at IS NULL
-  RETURNING c.id, c.kind, c.identity, c.joined_at, c.left_at AS "left_at!"`;
+  RETURNING c.id, c.kind, c.identity, c.languages, c.joined_at, c.left_at AS "left_at!"`;
 
 const CLOSED_AFTER = sql<IClosedAfterQuery>`SELECT id, organization_id, room_id, joined_at, cents_per_minute, left_at, participant_sid FROM connections
   WHERE room_id = $roomId! AND organization_id = $organizationId! AND left_at > $at!`;
@@ -227,6 +229,7 @@ export class ConnectionsRepository {
       participantSid: row.participant_sid,
       kind: row.kind,
       identity: row.identity,
+      languages: row.languages,
       joinedAt: row.joined_at,
     }));
   }
@@ -268,6 +271,7 @@ export class ConnectionsRepository {
       id: row.id,
       kind: row.kind,
       identity: row.identity,
+      languages: row.languages,
       joinedAt: row.joined_at,
       leftAt: row.left_at,
     }));

@@ -29,6 +29,7 @@ export interface IOpenResult {
   identity: string;
   joined_at: Date;
   kind: string | null;
+  languages: stringArray | null;
   participant_sid: string;
   room_id: string;
 }
@@ -120,6 +121,7 @@ export interface ICloseResult {
   identity: string;
   joined_at: Date;
   kind: string | null;
+  languages: stringArray | null;
   left_at: Date;
 }
 

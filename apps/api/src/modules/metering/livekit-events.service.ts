@@ -14,6 +14,7 @@ import { ConnectionsRepository, type NewConnection, type OpenConnection } from '
 import { UsageRollupService } from './usage-rollup.service';
 import { CustomerEventsPublisher } from '../customer-webhooks/customer-events.publisher';
 import type { Tx } from '../../database/sql';
+import { participantEventData } from './participant-event';
 
 type Participant = NonNullable<LiveKitEventFacts['participant']>;
 
@@ -162,8 +163,15 @@ export class LiveKitEventsService {
     for (const row of inserted) if (row.kind !== 'translator') activations.get(row.roomId)!.newParticipants++;
     await this.activateAll(tx, [...activations.values()]);
     // After room.started (written by activateAll), as it happened.
-    for (const row of inserted.filter((r) => r.kind === 'translator')) {
+    for (const row of inserted) {
       const { room } = activations.get(row.roomId)!;
+      await this.events.emit(tx, {
+        organizationId: room.organization_id,
+        type: 'participant.joined',
+        roomId: room.id,
+        data: participantEventData(room, row),
+      });
+      if (row.kind !== 'translator') continue;
       const data = { room_id: room.id, room_name: room.name, participant_identity: row.identity, joined_at: row.joinedAt };
       await this.events.emit(tx, { organizationId: room.organization_id, type: 'translator.joined', roomId: room.id, data });
     }
