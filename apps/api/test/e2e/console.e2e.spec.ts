@@ -18,7 +18,7 @@ describe('the console page at /console', () => {
       expect(page.headers['x-content-type-options']).toBe('nosniff');
       // Everything it loads is ours, from this origin: no CDN, no chart library.
       const loaded = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
-      expect(loaded.sort()).toEqual(['/console/console.css', '/console/console.js']);
+      expect(loaded.sort()).toEqual(['/console/console.css', '/console/console.js', 'data:,']);
 
       const script = await t.http().get('/console/console.js').expect(200);
       expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');

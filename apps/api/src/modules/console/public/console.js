@@ -55,7 +55,7 @@ function newSession(key) {
     roomsToRead: new Set(),
     selected: null,
     transcriptShown: '',
-    stream: { source: null, lastEventId: null, retryMs: FIRST_RETRY_MS, timer: null, backfilled: false, seen: new Set() },
+    stream: { source: null, lastEventId: null, retryMs: FIRST_RETRY_MS, timer: null, seen: new Set() },
   };
 }
 
@@ -140,6 +140,7 @@ async function refreshBurn() {
   const burn = await api('/v1/billing/burn');
   $('balance').textContent = money(burn.balance_cents);
   $('open-connections').textContent = String(burn.open_connections);
+  $('open-connections').dataset.value = String(burn.open_connections);
   $('cents-per-minute').textContent = `${money(burn.cents_per_minute)} a minute`;
   const runsOut = $('runs-out-at');
   runsOut.dataset.value = burn.runs_out_at ?? '';
@@ -378,9 +379,9 @@ async function openStream() {
   source.addEventListener('open', () => {
     stream.retryMs = FIRST_RETRY_MS;
     setStreamStatus('live', 'live');
-    // The log's newest events, read once the stream is open: nothing falls between the two.
-    if (!stream.backfilled) {
-      stream.backfilled = true;
+    // Without a cursor the stream starts from now: the log's newest events, read once it is open, fill
+    // what came before (the feed drops an event it already shows).
+    if (stream.lastEventId === null) {
       void api('/v1/events?limit=50').then(
         (page) => session === s && page.items.forEach((event) => showEvent(event, null)),
         () => undefined,
@@ -422,7 +423,8 @@ function showEvent(event, cursor) {
   if (seen.has(event.id)) return;
   seen.add(event.id);
   const data = event.data ?? {};
-  const room = typeof data.room === 'string' ? data.room : event.type.startsWith('room.') ? data.name : null;
+  // participant.* say `room`, translator.* `room_name`, room.* carry the room itself.
+  const room = data.room ?? data.room_name ?? (event.type.startsWith('room.') ? data.name : null);
   const who = data.participant_identity ? `${data.participant_identity}${data.kind ? ` (${data.kind})` : ''}` : null;
   const about = [room, who].filter(Boolean).join(' · ');
   const item = el('li', { 'data-testid': 'event', 'data-event-id': event.id, 'data-type': event.type, 'data-cursor': cursor }, [
@@ -484,7 +486,7 @@ async function signIn(key) {
   sessionStorage.setItem(KEY_STORAGE, key);
   const credit = await api('/v1/billing/credit').catch(() => null);
   if (credit) session.currency = credit.currency;
-  $('key-hint').textContent = `${key.slice(0, 8)}…${key.slice(-4)} (${me.email})`;
+  document.getElementById('key-hint').textContent = `${key.slice(0, 8)}…${key.slice(-4)} (${me.email})`;
   $('signed-in').hidden = false;
   document.getElementById('sign-in').hidden = true;
   document.getElementById('dashboard').hidden = false;
@@ -526,14 +528,18 @@ function signOut(message) {
   error.hidden = !message;
 }
 
+function start(key) {
+  signIn(key).catch((error) => signOut(`The console stopped: ${error.message}`));
+}
+
 $('sign-in-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const input = /** @type {HTMLInputElement} */ ($('api-key'));
   const key = input.value.trim();
   input.value = '';
   $('sign-in-error').hidden = true;
-  void signIn(key);
+  start(key);
 });
 $('sign-out').addEventListener('click', () => signOut(null));
 const stored = sessionStorage.getItem(KEY_STORAGE);
-if (stored) void signIn(stored);
+if (stored) start(stored);
