@@ -170,7 +170,9 @@ try {
     account = JSON.parse(await capture('dist/apps/api/apps/api/src/cli/main.js', ['dev:account']));
     account.file = path.relative(ROOT, account.file);
   }
-  for (const line of bannerLines({ port: config.port, rooms, agent, account, sessions })) say(line);
+  for (const line of bannerLines({ port: config.port, rooms, agent, account, sessions, consoleEnabled: config.http.consoleEnabled })) {
+    say(line);
+  }
 } catch (error) {
   if (!supervisor.stopping) await fail(error.message);
 }

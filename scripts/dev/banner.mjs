@@ -6,13 +6,14 @@ const dollars = (cents) => `${cents < 0 ? '-' : ''}$${(Math.abs(cents) / 100).to
 /**
  * @param {{ port: number|string, rooms: { available: boolean, startedHere: boolean, standIn?: boolean, url: string, why?: string, hint?: string },
  *           agent: string, account: null | { api_key: string, organization_id: string, created: boolean, credit_cents: number, file: string },
- *           sessions?: null | { url?: string, external?: string } }} state
+ *           sessions?: null | { url?: string, external?: string }, consoleEnabled?: boolean }} state
  */
-export function bannerLines({ port, rooms, agent, account, sessions = null }) {
+export function bannerLines({ port, rooms, agent, account, sessions = null, consoleEnabled = false }) {
   const base = `http://127.0.0.1:${port}`;
   const lines = [
     '────────────────────────────────────────────────────────────────────────',
     `API:         ${base}   docs: ${base}/docs   OpenAPI: ${base}/openapi.json`,
+    ...(consoleEnabled ? [`Console:     ${base}/console (paste the API key)`] : []),
     ...(rooms.standIn
       ? [
           `Rooms:       can be created, on the LiveKit STAND-IN at ${rooms.url} (${rooms.why}), started by npm run dev:`,
