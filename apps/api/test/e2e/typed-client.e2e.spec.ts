@@ -123,6 +123,7 @@ describe('a client generated from /openapi.json (openapi-typescript + openapi-fe
       },
       keys: { prefix: 'trk_', listed: true, revoked: 204 },
       ended: 204,
+      events: { listed: 0, ticket: 'est_' },
     });
   }, 120_000);
 

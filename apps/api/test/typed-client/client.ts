@@ -183,6 +183,10 @@ async function main(): Promise<void> {
 
   const ended = await client.DELETE('/v1/rooms/{room_id}', { params: { path: { room_id: room.id } } });
   seen.ended = ended.response.status;
+
+  const events = must(await client.GET('/v1/events', { params: { query: { limit: 10, type: 'credit.low' } } }), 'listEvents');
+  const ticket: components['schemas']['StreamTicketView'] = must(await client.POST('/v1/events/stream-tickets'), 'createStreamTicket');
+  seen.events = { listed: events.items.length, ticket: ticket.ticket.slice(0, 4) };
   process.stdout.write(`${JSON.stringify(seen)}\n`);
 }
 
