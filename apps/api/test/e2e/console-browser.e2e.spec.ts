@@ -73,8 +73,12 @@ describe('the console in a browser', () => {
       }
     });
 
-    // Signing in: the key is kept for this tab only, and the stream opens.
+    // Signing in: a key the API refuses is said so; a good one is kept for this tab only, and the stream opens.
     await page.goto(`${base}/console`, { waitUntil: 'domcontentloaded' });
+    await page.type('[data-testid="api-key"]', 'trk_not_a_key_of_anyone');
+    await page.click('[data-testid="sign-in"]');
+    await page.waitForSelector('[data-testid="sign-in-error"]:not([hidden])');
+    expect(await text(page, 'sign-in-error')).toMatch(/^The API refused the key \(401: /);
     await page.type('[data-testid="api-key"]', org.apiKey);
     await page.click('[data-testid="sign-in"]');
     await page.waitForSelector('[data-testid="stream-status"][data-state="live"]');

@@ -519,6 +519,9 @@ function signOut(message) {
     s.stream.source?.close();
   }
   for (const id of ['live-rooms', 'event-feed', 'transcript', 'usage-chart']) $(id).replaceChildren();
+  for (const id of ['balance', 'open-connections', 'cents-per-minute', 'runs-out-at', 'usage-summary']) $(id).textContent = '…';
+  $('transcript-room').textContent = 'Choose “Transcript” on a room.';
+  $('no-live-rooms').hidden = false;
   setStreamStatus('closed', 'not connected');
   $('signed-in').hidden = true;
   document.getElementById('dashboard').hidden = true;
