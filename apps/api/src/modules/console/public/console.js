@@ -433,9 +433,14 @@ function showEvent(event, cursor) {
     el('code', {}, [event.type]),
     about ? ` ${about}` : null,
   ]);
-  // Newest first; the backfilled log may come after newer live events.
+  // Newest first, by the stream's cursor (events of one instant keep their commit order); the backfilled
+  // log (no cursor) may come after newer live events, and is placed by time, after events of its instant.
   const feed = $('event-feed');
-  const later = [...feed.children].find((li) => Date.parse(li.querySelector('time').dateTime) < Date.parse(event.created_at));
+  const isNewer = (li) =>
+    cursor && li.dataset.cursor
+      ? Number(li.dataset.cursor) > Number(cursor)
+      : Date.parse(li.querySelector('time').dateTime) >= Date.parse(event.created_at);
+  const later = [...feed.children].find((li) => !isNewer(li));
   feed.insertBefore(item, later ?? null);
   while (feed.children.length > FEED_LENGTH) feed.lastElementChild.remove();
 }
