@@ -18,6 +18,8 @@ export interface OpenStream {
   comments: string[];
   /** `retry:` values received so far. */
   retries: number[];
+  /** The last event id, as EventSource keeps it (set by every dispatched block with an `id:`, data or not). */
+  lastEventId: () => string | null;
   /** The body of an answer that is not a stream (a refusal). */
   body: () => Promise<string>;
   /** Resolves once `check` holds of the messages (rejects after `timeoutMs`, naming what arrived). */
@@ -69,10 +71,8 @@ export async function openStream(server: Server, path: string, headers: Record<s
       const line = buffer.slice(0, newline);
       buffer = buffer.slice(newline + 1);
       if (line === '') {
-        if (current.data.length > 0) {
-          if (current.id !== null) lastId = current.id;
-          messages.push({ id: current.id ?? lastId, event: current.event, data: current.data.join('\n') });
-        }
+        if (current.id !== null) lastId = current.id;
+        if (current.data.length > 0) messages.push({ id: lastId, event: current.event, data: current.data.join('\n') });
         current = { id: null, event: 'message', data: [] };
         for (const wake of [...waiters]) wake();
         continue;
@@ -96,6 +96,7 @@ export async function openStream(server: Server, path: string, headers: Record<s
     messages,
     comments,
     retries,
+    lastEventId: () => lastId,
     ended,
     body: async () => {
       await ended;

@@ -133,7 +133,14 @@ export class EventStreamsService implements BeforeApplicationShutdown {
       response.flushHeaders();
       this.open.add(stream);
       response.on('close', () => stream.end());
-      stream.send(`retry: ${RECONNECT_MS}\n\n`);
+      // A client gone while the stream was being opened: 'close' has been emitted already.
+      if (response.destroyed) {
+        stream.end();
+        return;
+      }
+      // A stream that starts at now names where now is (an id with no data sets EventSource's last id),
+      // so a client cut before its first event still resumes without a gap.
+      stream.send(`retry: ${RECONNECT_MS}\n${wanted.lastEventId === null ? `id: ${start.after}\n` : ''}\n`);
       if (start.reset) stream.send(`event: reset\ndata: ${JSON.stringify({ detail: start.reset })}\n\n`);
       stream.cursor = start.after;
       heartbeat = setInterval(() => this.beat(stream, slot), this.config.events.heartbeatMs);
@@ -162,7 +169,9 @@ export class EventStreamsService implements BeforeApplicationShutdown {
   ): Promise<{ after: number; reset: string | null }> {
     if (lastEventId === null) return { after: now, reset: null };
     const state = await this.log.cursorState(organizationId, lastEventId);
-    if (state.known || (state.oldest !== null && lastEventId >= state.oldest)) return { after: lastEventId, reset: null };
+    // 0 is the start of the log; a cursor the log never reached back to is past retention only if older than what is kept.
+    if (lastEventId === 0 || state.known || state.oldest === null || lastEventId >= state.oldest)
+      return { after: lastEventId, reset: null };
     return {
       after: 0,
       reset: `Event ${lastEventId} is no longer kept (events are kept ${this.config.events.retentionDays} days): replaying every kept event.`,

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../../config/app-config';
@@ -35,7 +35,7 @@ export interface StreamSlot {
  * each stream holds a slot it renews with every heartbeat; a slot not renewed for three heartbeats lapses.
  */
 @Injectable()
-export class StreamSlotsService implements OnModuleDestroy {
+export class StreamSlotsService implements OnApplicationShutdown {
   private readonly redis: Redis;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
@@ -58,8 +58,9 @@ export class StreamSlotsService implements OnModuleDestroy {
     };
   }
 
-  async onModuleDestroy(): Promise<void> {
-    this.redis.disconnect();
+  /** After the streams ended (before the HTTP server closed): their slots' releases are sent first. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
   private lapse(): number {
