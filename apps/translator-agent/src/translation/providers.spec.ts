@@ -5,7 +5,7 @@ import * as openai from '@livekit/agents-plugin-openai';
 import { loadAgentConfig, type SpeechPipelineConfig } from '../config';
 import { ApertiumTranslator } from '../local/apertium-translator';
 import { PocketSphinxSTT } from '../local/pocketsphinx-stt';
-import { createSpeechProviders } from './providers';
+import { createSpeechProviders, DEEPGRAM_ENDPOINTING_MS, deepgramOptions } from './providers';
 import { takesVocabulary } from './speech-providers';
 import { LlmTranslator } from './translator';
 
@@ -51,6 +51,33 @@ describe('createSpeechProviders: each provider is constructed from its settings,
     expect(speech).toBeInstanceOf(elevenlabs.TTS);
     expect(speech.capabilities.streaming).toBe(true);
     expect(providers.tts('de')).toBe(speech); // one engine per language, shared by the room's speakers
+    await providers.close?.();
+  });
+
+  it("the hosted stages serve their providers' published languages, each in the provider's own code, Deepgram ending utterances at 400 ms", async () => {
+    const providers = createSpeechProviders(
+      pipeline({
+        OPENAI_API_KEY: 'sk',
+        DEEPGRAM_API_KEY: 'dg',
+        ELEVEN_API_KEY: 'el',
+        TRANSLATOR_STT: 'deepgram',
+        TRANSLATOR_TTS: 'elevenlabs',
+      }),
+      24_000,
+      () => undefined,
+    );
+    expect(providers.supports('nl', 'en')).toBe(true);
+    expect(providers.supports('am', 'en')).toBe(false); // Nova-3 does not recognize Amharic
+    expect(providers.supports('en', 'he')).toBe(false); // Flash v2.5 does not speak Hebrew
+    expect(providers.supports('he', 'en')).toBe(true); // but Nova-3 recognizes it
+    expect(providers.whyNot?.('am', 'he')).toBe(
+      'Deepgram nova-3 does not recognize "am": set TRANSLATOR_STT=openai (OPENAI_API_KEY); ' +
+        'ElevenLabs eleven_flash_v2_5 does not speak "he": set TRANSLATOR_TTS=openai (OPENAI_API_KEY)',
+    );
+    expect(deepgramOptions({ apiKey: 'dg', model: 'nova-3' }, ['fil'])).toMatchObject({ language: 'tl', endpointing: 400 });
+    expect(deepgramOptions({ apiKey: 'dg', model: 'nova-3' }, ['nb']).language).toBe('no');
+    expect(deepgramOptions({ apiKey: 'dg', model: 'nova-3' }, ['en', 'es']).language).toBe('multi');
+    expect(DEEPGRAM_ENDPOINTING_MS).toBeGreaterThanOrEqual(300);
     await providers.close?.();
   });
 
