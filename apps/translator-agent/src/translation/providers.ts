@@ -192,3 +192,16 @@ export function createSpeechProviders(
     },
   };
 }
+
+/**
+ * The local pipeline beside hosted stages, for directions they cannot serve: when its engines are installed
+ * (some stage is local, so they were detected) and the stages are not all local already; null otherwise.
+ */
+export function createLocalFallback(
+  config: SpeechPipelineConfig,
+  outputSampleRate: number,
+  onError: ProviderErrorListener,
+): SpeechProviders | null {
+  if (!config.local || (config.stt === 'local' && config.translation === 'local' && config.tts === 'local')) return null;
+  return createSpeechProviders({ ...config, stt: 'local', translation: 'local', tts: 'local' }, outputSampleRate, onError);
+}
