@@ -5,7 +5,7 @@ import * as openai from '@livekit/agents-plugin-openai';
 import { loadAgentConfig, type SpeechPipelineConfig } from '../config';
 import { ApertiumTranslator } from '../local/apertium-translator';
 import { PocketSphinxSTT } from '../local/pocketsphinx-stt';
-import { createSpeechProviders, DEEPGRAM_ENDPOINTING_MS, deepgramOptions } from './providers';
+import { createLocalFallback, createSpeechProviders, DEEPGRAM_ENDPOINTING_MS, deepgramOptions } from './providers';
 import { takesVocabulary } from './speech-providers';
 import { LlmTranslator } from './translator';
 
@@ -90,6 +90,16 @@ describe('createSpeechProviders: each provider is constructed from its settings,
     expect(providers.supports('es', 'en')).toBe(false); // the recognizer hears English only
     expect(providers.supports('en', 'ja')).toBe(false);
     await providers.close?.();
+  });
+
+  it('the local pipeline beside hosted stages: only when its engines were found and some stage is hosted', async () => {
+    const mixed = pipeline({ OPENAI_API_KEY: 'sk', TRANSLATOR_STT: 'local' });
+    const local = createLocalFallback(mixed, 24_000, () => undefined);
+    expect(local?.label).toBe('stt=local translation=local tts=local');
+    expect(local?.supports('en', 'es')).toBe(true);
+    await local?.close?.();
+    expect(createLocalFallback(pipeline({ TRANSLATOR_PIPELINE: 'local' }), 24_000, () => undefined)).toBeNull();
+    expect(createLocalFallback(pipeline({ OPENAI_API_KEY: 'sk' }), 24_000, () => undefined)).toBeNull();
   });
 
   describe("the room's glossary terms steer the hosted recognizers, by priority within each one's documented limit", () => {
