@@ -43,7 +43,10 @@ function table(
  * read 2026-11-28 (developers.deepgram.com/changelog; "Models & Languages Overview" is the full list).
  * Deepgram names Filipino `tl` (Tagalog) and Norwegian Bokmål `no`. Not served: af sq am ar hy az eu my gl
  * ka gu is ga kk km lo ml mt mn si so sw uz cy zu (af, hy and ka are said elsewhere to have followed in
- * August 2026; Deepgram's own changelog, as read, does not list them).
+ * August 2026; Deepgram's own changelog, as read, does not list them). `language=multi` (a mono device) is
+ * another model with another list (55 languages since the changelog of 2026-10-23, on the "Nova-3 Language
+ * Prompting" page: it adds af ar gl gu zu and lacks ur pa ne): not kept here yet, so a mono room's coverage
+ * with Deepgram is this table's.
  */
 export const DEEPGRAM_NOVA_3 = table(
   'recognition',
