@@ -13,7 +13,8 @@ import { TranslatorEventsReporter } from './events/translator-events';
 import { followGlossaries, type FollowedGlossaries } from './glossaries/followed-glossaries';
 import { LanguageWatch } from './translation/language-watch';
 import { LatencyTracker } from './translation/latency-tracker';
-import { createSpeechProviders } from './translation/providers';
+import { configuredPipelines, fallbackMessage } from './translation/direction-plan';
+import { createLocalFallback, createSpeechProviders } from './translation/providers';
 import { refusedReport, roomSupport } from './translation/room-support';
 import { OUTPUT_SAMPLE_RATE, RoomTranslator, type RoomTranslatorOptions } from './translation/room-translator';
 import type { SpeechProviders } from './translation/speech-providers';
@@ -39,6 +40,8 @@ interface TranslatorJob {
   reporter: TranslatorEventsReporter;
   metrics: AgentMetrics;
   providers: SpeechProviders;
+  /** The local pipeline beside hosted stages, for the directions they cannot serve; null when not installed or not needed. */
+  local: SpeechProviders | null;
 }
 
 /** A report a step sends periodically until the job shuts down. */
@@ -82,13 +85,14 @@ export default defineAgent({
 });
 
 /** Closes what the job opened, in the order a normal end needs (the last latency after the translator closed). */
-async function release({ providers, reporter }: TranslatorJob, held: Held): Promise<void> {
+async function release({ providers, local, reporter }: TranslatorJob, held: Held): Promise<void> {
   held.latencyReports?.stop();
   held.metricsPush?.stop();
   held.stopWatching?.();
   await held.glossaries?.close();
   await held.translator?.close();
   await providers.close?.();
+  await local?.close?.();
   await held.latencyReports?.flush();
   if (held.joined) await reporter.left();
   await reporter.close();
@@ -118,19 +122,26 @@ function openJob(ctx: JobContext): TranslatorJob {
     livekitRoom: ctx.job.room?.name ?? '',
   });
   const metrics = new AgentMetrics();
-  const providers = createSpeechProviders(config.pipeline, OUTPUT_SAMPLE_RATE, (stage, error, recoverable) => {
+  const onError = (stage: 'stt' | 'translation' | 'tts', error: unknown, recoverable?: boolean) => {
     metrics.providerError(stage, recoverable ?? false);
     logger.warn({ error, stage, roomId: job.roomId }, 'translation provider error');
-  });
-  return { ctx, logger, config, job, reporter, metrics, providers };
+  };
+  const providers = createSpeechProviders(config.pipeline, OUTPUT_SAMPLE_RATE, onError);
+  const local = createLocalFallback(config.pipeline, OUTPUT_SAMPLE_RATE, onError);
+  return { ctx, logger, config, job, reporter, metrics, providers, local };
 }
 
 /**
- * Logs and reports the directions the pipeline cannot translate; whether any direction is left to serve.
- * A realtime session with a key serves both directions, whatever its fallback stages could.
+ * Logs the directions served by a pipeline other than the preferred one, logs and reports those none can
+ * translate; whether any direction is left to serve. A realtime session counts only with a key (without one
+ * every speaker goes to the stages).
  */
-async function servesAnyDirection({ logger, config, job, reporter, providers }: TranslatorJob): Promise<boolean> {
-  const support = roomSupport(job.languages, providers, Boolean(config.pipeline.realtime && config.pipeline.openai));
+async function servesAnyDirection({ logger, config, job, reporter, providers, local }: TranslatorJob): Promise<boolean> {
+  const realtime = config.pipeline.openai ? realtimeOptions(config) : null;
+  const support = roomSupport(job.languages, configuredPipelines({ realtime, providers, local }));
+  for (const choice of support.choices)
+    if (choice.pipeline !== null && choice.passedOver.length > 0)
+      logger.info({ roomId: job.roomId }, `translator: ${fallbackMessage(choice)}`);
   if (support.line) {
     logger.warn({ roomId: job.roomId, refused: support.refused }, support.line);
     await reporter.latency(support.refused.map(refusedReport)).catch((error: unknown) => logger.warn({ error }, 'report failed'));
@@ -139,8 +150,9 @@ async function servesAnyDirection({ logger, config, job, reporter, providers }: 
 }
 
 /** Ends a job that has nothing to translate without joining the room. */
-async function leaveUnserved({ ctx, reporter, providers }: TranslatorJob): Promise<void> {
+async function leaveUnserved({ ctx, reporter, providers, local }: TranslatorJob): Promise<void> {
   await providers.close?.();
+  await local?.close?.();
   await reporter.close();
   ctx.shutdown('language pair not supported by the pipeline');
 }
@@ -183,7 +195,7 @@ export function realtimeOptions(config: AgentConfig): RoomTranslatorOptions['rea
 
 /** The room's translator, listening for the room's tracks before it connects. */
 function roomTranslator(
-  { ctx, logger, config, job, reporter, metrics, providers }: TranslatorJob,
+  { ctx, logger, config, job, reporter, metrics, providers, local }: TranslatorJob,
   channel: LoadChannelClient | null,
   latency: LatencyTracker,
   glossaries: RoomGlossaries | undefined,
@@ -201,6 +213,7 @@ function roomTranslator(
     reporter,
     simultaneous: chunkPolicyFor(config.pipeline.timing),
     realtime: realtimeOptions(config),
+    local,
   });
   translator.listen();
   return translator;

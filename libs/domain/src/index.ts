@@ -13,3 +13,4 @@ export * from './usage-summary';
 export * from './glossaries';
 export * from './permissions';
 export * from './audit';
+export * from './provider-languages';

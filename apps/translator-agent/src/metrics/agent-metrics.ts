@@ -26,6 +26,8 @@ export interface PipelineObserver {
   glossaryUnapplied?(pipeline: 'realtime'): void;
   /** Simultaneous mode: words translated (and spoken) before the final recognition replaced or dropped them. */
   revisedWords?(source: string, target: string, count: number): void;
+  /** A direction of a room's pair that the preferred pipeline does not cover, and the one serving it instead (`none`). */
+  directionFallback?(from: string, to: string): void;
 }
 
 const LATENCY_BUCKETS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 5, 10];
@@ -103,6 +105,13 @@ export class AgentMetrics implements PipelineObserver {
     registers: [this.registry],
   });
 
+  readonly directionFallbacks = new Counter({
+    name: 'translator_direction_fallbacks_total',
+    help: "Directions of a room's pair the preferred pipeline does not cover (its provider's languages), by that pipeline and the one serving them instead (none: untranslated)",
+    labelNames: ['from_pipeline', 'to_pipeline'] as const,
+    registers: [this.registry],
+  });
+
   readonly recognitionRestarts = new Counter({
     name: 'translator_recognition_restarts_total',
     help: 'Speech recognition streams opened again after they ended',
@@ -145,6 +154,10 @@ export class AgentMetrics implements PipelineObserver {
 
   revisedWords(source: string, target: string, count: number): void {
     this.revisedWordsTotal.inc({ from: source, to: target }, count);
+  }
+
+  directionFallback(from: string, to: string): void {
+    this.directionFallbacks.inc({ from_pipeline: from, to_pipeline: to });
   }
 }
 

@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { describePipeline, loadAgentConfig, TIMINGS } from '../config';
 import { TranslatorEventsReporter } from '../events/translator-events';
+import { configuredPipelines, fallbackMessage, planDirections } from '../translation/direction-plan';
 import { createSpeechProviders } from '../translation/providers';
 import { OUTPUT_SAMPLE_RATE } from '../translation/room-translator';
 import { chunkPolicyFor } from '../translation/stable-chunks';
@@ -97,12 +98,14 @@ async function main(): Promise<void> {
   const providers = createSpeechProviders(loaded.config.pipeline, OUTPUT_SAMPLE_RATE, (stage, error) =>
     process.stderr.write(`translate:file: ${stage} error: ${String((error as Error)?.message ?? error)}\n`),
   );
-  // The realtime session (with a key) translates any pair; otherwise the stages must.
-  const hosted = Boolean(loaded.config.pipeline.realtime && loaded.config.pipeline.openai);
-  if (!hosted && !providers.supports(args.from, args.to)) {
-    const why = providers.whyNot?.(args.from, args.to);
+  // The realtime session (with a key) when it speaks the target; otherwise the stages, when they cover the direction.
+  const hosted = loaded.config.pipeline.openai ? loaded.config.pipeline.realtime : null;
+  const [choice] = planDirections([args.from, args.to], configuredPipelines({ realtime: hosted, providers }));
+  if (choice!.pipeline === null) {
+    const why = choice!.passedOver.map((p) => p.why).join('; ');
     fail(`the pipeline (${describePipeline(loaded.config.pipeline)}) cannot translate ${args.from}>${args.to}${why ? `: ${why}` : ''}`);
   }
+  if (choice!.passedOver.length > 0) process.stderr.write(`translate:file: ${fallbackMessage(choice!)}\n`);
   let audio;
   try {
     audio = parseWav(readFileSync(args.in));
@@ -118,7 +121,7 @@ async function main(): Promise<void> {
     ? new TranslatorEventsReporter(redisUrl, queuePrefix, { id: session, roomId: args.room, livekitRoom: args['livekit-room'] ?? '' })
     : null;
   let reported = 0;
-  const { realtime } = loaded.config.pipeline;
+  const realtime = choice!.pipeline === 'realtime' ? loaded.config.pipeline.realtime : null;
   try {
     const detail = await translateFile({
       from: args.from,

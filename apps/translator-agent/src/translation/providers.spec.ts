@@ -5,7 +5,7 @@ import * as openai from '@livekit/agents-plugin-openai';
 import { loadAgentConfig, type SpeechPipelineConfig } from '../config';
 import { ApertiumTranslator } from '../local/apertium-translator';
 import { PocketSphinxSTT } from '../local/pocketsphinx-stt';
-import { createSpeechProviders } from './providers';
+import { createLocalFallback, createSpeechProviders, DEEPGRAM_ENDPOINTING_MS, deepgramOptions } from './providers';
 import { takesVocabulary } from './speech-providers';
 import { LlmTranslator } from './translator';
 
@@ -54,6 +54,33 @@ describe('createSpeechProviders: each provider is constructed from its settings,
     await providers.close?.();
   });
 
+  it("the hosted stages serve their providers' published languages, each in the provider's own code, Deepgram ending utterances at 400 ms", async () => {
+    const providers = createSpeechProviders(
+      pipeline({
+        OPENAI_API_KEY: 'sk',
+        DEEPGRAM_API_KEY: 'dg',
+        ELEVEN_API_KEY: 'el',
+        TRANSLATOR_STT: 'deepgram',
+        TRANSLATOR_TTS: 'elevenlabs',
+      }),
+      24_000,
+      () => undefined,
+    );
+    expect(providers.supports('nl', 'en')).toBe(true);
+    expect(providers.supports('am', 'en')).toBe(false); // Nova-3 does not recognize Amharic
+    expect(providers.supports('en', 'he')).toBe(false); // Flash v2.5 does not speak Hebrew
+    expect(providers.supports('he', 'en')).toBe(true); // but Nova-3 recognizes it
+    expect(providers.whyNot?.('am', 'he')).toBe(
+      'Deepgram nova-3 does not recognize "am": set TRANSLATOR_STT=openai (OPENAI_API_KEY); ' +
+        'ElevenLabs eleven_flash_v2_5 does not speak "he": set TRANSLATOR_TTS=openai (OPENAI_API_KEY)',
+    );
+    expect(deepgramOptions({ apiKey: 'dg', model: 'nova-3' }, ['fil'])).toMatchObject({ language: 'tl', endpointing: 400 });
+    expect(deepgramOptions({ apiKey: 'dg', model: 'nova-3' }, ['nb']).language).toBe('no');
+    expect(deepgramOptions({ apiKey: 'dg', model: 'nova-3' }, ['en', 'es']).language).toBe('multi');
+    expect(DEEPGRAM_ENDPOINTING_MS).toBeGreaterThanOrEqual(300);
+    await providers.close?.();
+  });
+
   it('the local pipeline: PocketSphinx, Apertium and eSpeak NG, serving English into the installed pairs only', async () => {
     const providers = createSpeechProviders(pipeline({ TRANSLATOR_PIPELINE: 'local' }), 24_000, () => undefined);
     expect(providers.stt(['en'])).toBeInstanceOf(PocketSphinxSTT);
@@ -63,6 +90,16 @@ describe('createSpeechProviders: each provider is constructed from its settings,
     expect(providers.supports('es', 'en')).toBe(false); // the recognizer hears English only
     expect(providers.supports('en', 'ja')).toBe(false);
     await providers.close?.();
+  });
+
+  it('the local pipeline beside hosted stages: only when its engines were found and some stage is hosted', async () => {
+    const mixed = pipeline({ OPENAI_API_KEY: 'sk', TRANSLATOR_STT: 'local' });
+    const local = createLocalFallback(mixed, 24_000, () => undefined);
+    expect(local?.label).toBe('stt=local translation=local tts=local');
+    expect(local?.supports('en', 'es')).toBe(true);
+    await local?.close?.();
+    expect(createLocalFallback(pipeline({ TRANSLATOR_PIPELINE: 'local' }), 24_000, () => undefined)).toBeNull();
+    expect(createLocalFallback(pipeline({ OPENAI_API_KEY: 'sk' }), 24_000, () => undefined)).toBeNull();
   });
 
   describe("the room's glossary terms steer the hosted recognizers, by priority within each one's documented limit", () => {

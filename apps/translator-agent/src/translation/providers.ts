@@ -1,3 +1,4 @@
+import { languageTable, providerCode, servesLanguage } from '@app/domain/provider-languages';
 import { tokenize, tts, type stt } from '@livekit/agents';
 import * as deepgram from '@livekit/agents-plugin-deepgram';
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
@@ -37,6 +38,26 @@ function openaiVocabulary(engine: openai.STT): (keyterms: readonly Keyterm[]) =>
   };
 }
 
+/**
+ * Deepgram's endpointing (silence that ends an utterance): its guide recommends 300–500 ms "for conversations
+ * where speakers pause mid-thought" ("Configure Endpointing and Interim Results", read 2026-11-28); the
+ * plugin's 25 ms cut utterances at every short pause, each translated without the rest of its sentence.
+ */
+export const DEEPGRAM_ENDPOINTING_MS = 400;
+
+/** The Deepgram plugin's options for a track listening for `languages` (one in dual mode, both on a mono device). */
+export function deepgramOptions(c: { apiKey: string; model: string }, languages: string[]): Partial<deepgram.STTOptions> {
+  const table = languageTable('recognition', 'deepgram', c.model);
+  return {
+    apiKey: c.apiKey,
+    model: c.model,
+    // One language in dual mode (in Deepgram's name for it); `multi` (per-word language detection) when a device carries both.
+    language: languages.length === 1 ? providerCode(table, languages[0]!) : 'multi',
+    interimResults: true,
+    endpointing: DEEPGRAM_ENDPOINTING_MS,
+  };
+}
+
 function requireConfig<T>(value: T | null, name: string): T {
   if (!value) throw new Error(`${name} is not configured`);
   return value;
@@ -73,14 +94,7 @@ export function createSpeechProviders(
         return withVocabulary(engine, openaiVocabulary(engine));
       }
       case 'deepgram': {
-        const c = requireConfig(config.deepgram, 'Deepgram');
-        // One language in dual mode; `multi` (per-word language detection) when a device carries both.
-        const engine = new deepgram.STT({
-          apiKey: c.apiKey,
-          model: c.model,
-          language: languages.length === 1 ? languages[0]! : 'multi',
-          interimResults: true,
-        });
+        const engine = new deepgram.STT(deepgramOptions(requireConfig(config.deepgram, 'Deepgram'), languages));
         // The framework's session-keyterms hook: the plugin reopens an open stream with them at its next
         // end of speech (at once when nobody speaks), so a change applies from the next utterance.
         return withVocabulary(engine, (keyterms) => engine._updateSessionKeyterms(fillKeyterms(keyterms, DEEPGRAM_KEYTERM_LIMIT)));
@@ -115,7 +129,7 @@ export function createSpeechProviders(
         return new elevenlabs.TTS({
           apiKey: c.apiKey,
           model: c.model,
-          language,
+          language: providerCode(languageTable('speech', 'elevenlabs', c.model), language),
           ...(c.voiceId ? { voiceId: c.voiceId } : {}),
         });
       }
@@ -129,6 +143,12 @@ export function createSpeechProviders(
   const localTranslation = (source: string, target: string) =>
     config.translation !== 'local' || (apertium?.supports(source, target) ?? false);
   const localTts = (target: string) => config.tts !== 'local' || (localTargets?.has(target) ?? false);
+  // A hosted model serves what its provider lists (libs/domain's tables); OpenAI's stages take any language.
+  const deepgramModel = config.stt === 'deepgram' ? (config.deepgram?.model ?? null) : null;
+  const elevenModel = config.tts === 'elevenlabs' ? (config.elevenlabs?.model ?? null) : null;
+  const hostedStt = (source: string) =>
+    deepgramModel === null || servesLanguage(languageTable('recognition', 'deepgram', deepgramModel), source);
+  const hostedTts = (target: string) => elevenModel === null || servesLanguage(languageTable('speech', 'elevenlabs', elevenModel), target);
   return {
     label: `stt=${config.stt} translation=${config.translation} tts=${config.tts}`,
     stt: (languages) => makeStt(languages),
@@ -145,20 +165,25 @@ export function createSpeechProviders(
       }
       return engine;
     },
-    // Hosted models take any pair; a local stage only what its packages cover.
-    supports: (source, target) => localStt(source) && localTranslation(source, target) && localTts(target),
+    // A hosted stage serves its provider's published languages; a local stage what its packages cover.
+    supports: (source, target) =>
+      localStt(source) && hostedStt(source) && localTranslation(source, target) && localTts(target) && hostedTts(target),
     whyNot: (source, target) => {
       const missing: string[] = [];
       if (!localStt(source))
         missing.push(
           `no PocketSphinx recognizer for "${source}" speech (Debian ships only en-us): set TRANSLATOR_STT=deepgram (DEEPGRAM_API_KEY) or openai (OPENAI_API_KEY)`,
         );
+      if (!hostedStt(source))
+        missing.push(`Deepgram ${deepgramModel} does not recognize "${source}": set TRANSLATOR_STT=openai (OPENAI_API_KEY)`);
       if (!localTranslation(source, target))
         missing.push(`no Apertium pair ${source}>${target} installed: set TRANSLATOR_TRANSLATION=openai (OPENAI_API_KEY)`);
       if (!localTts(target))
         missing.push(
           `no local voice for "${target}" (eSpeak NG speaks the installed Apertium targets): set TRANSLATOR_TTS=elevenlabs (ELEVEN_API_KEY) or openai (OPENAI_API_KEY)`,
         );
+      if (!hostedTts(target))
+        missing.push(`ElevenLabs ${elevenModel} does not speak "${target}": set TRANSLATOR_TTS=openai (OPENAI_API_KEY)`);
       return missing.join('; ');
     },
     close: async () => {
@@ -166,4 +191,17 @@ export function createSpeechProviders(
       await Promise.all([...ttsByLanguage.values()].map((engine) => engine.close()));
     },
   };
+}
+
+/**
+ * The local pipeline beside hosted stages, for directions they cannot serve: when its engines are installed
+ * (some stage is local, so they were detected) and the stages are not all local already; null otherwise.
+ */
+export function createLocalFallback(
+  config: SpeechPipelineConfig,
+  outputSampleRate: number,
+  onError: ProviderErrorListener,
+): SpeechProviders | null {
+  if (!config.local || (config.stt === 'local' && config.translation === 'local' && config.tts === 'local')) return null;
+  return createSpeechProviders({ ...config, stt: 'local', translation: 'local', tts: 'local' }, outputSampleRate, onError);
 }

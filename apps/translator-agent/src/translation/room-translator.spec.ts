@@ -17,6 +17,7 @@ import { ATTR, CAPTION_ATTR, TRANSCRIPTION_TOPIC } from './captions';
 import { LocalAdmission, StreamBudget, type StreamAdmission } from '../capacity/stream-budget';
 import { AgentMetrics } from '../metrics/agent-metrics';
 import { LatencyTracker } from './latency-tracker';
+import { realtimeCoverage, stagesCoverage } from './direction-plan';
 import { roomSupport } from './room-support';
 import { OUTPUT_SAMPLE_RATE, RoomTranslator, type SegmentReporter } from './room-translator';
 import type { SpeechProviders } from './speech-providers';
@@ -303,20 +304,24 @@ describe('RoomTranslator on recorded speech (local pipeline, real AudioSource tr
   }, 60_000);
 
   it('a pair the local pipeline cannot serve is refused in one line; a half-served pair serves its one direction', () => {
-    const none = roomSupport(['de', 'fr'], providers);
-    expect(none).toEqual({
+    const none = roomSupport(['de', 'fr'], [stagesCoverage(providers)]);
+    expect(none).toMatchObject({
       served: [],
       refused: ['de>fr', 'fr>de'],
       line: expect.stringMatching(/cannot translate de>fr or fr>de \(no PocketSphinx recognizer for "de" speech .*\); leaving the room$/),
     });
     expect(none.line).not.toContain('\n');
     // The missing engine and the env that selects a hosted provider for it.
-    expect(roomSupport(['en', 'es'], providers)).toMatchObject({
+    expect(roomSupport(['en', 'es'], [stagesCoverage(providers)])).toMatchObject({
       served: ['en>es'],
       refused: ['es>en'],
       line: expect.stringContaining('no PocketSphinx recognizer for "es" speech (Debian ships only en-us): set TRANSLATOR_STT='),
     });
-    // The realtime session (with a key) serves both directions, whatever its local fallback stages can do.
-    expect(roomSupport(['en', 'es'], providers, true)).toEqual({ served: ['en>es', 'es>en'], refused: [], line: null });
+    // The realtime session (with a key) serves both directions into languages it speaks, whatever its local fallback stages can do.
+    expect(roomSupport(['en', 'es'], [realtimeCoverage(), stagesCoverage(providers)])).toMatchObject({
+      served: ['en>es', 'es>en'],
+      refused: [],
+      line: null,
+    });
   });
 });

@@ -21,12 +21,11 @@ import type { PipelineObserver } from '../metrics/agent-metrics';
 import { CaptionPublisher } from './captions';
 import type { LatencyTracker } from './latency-tracker';
 import { LanguageOutput } from './language-output';
-import { RealtimeSpeakerPipeline } from './realtime/realtime-speaker-pipeline';
 import { GlossaryHolder } from './room-glossaries';
 import type { RealtimeSessionOptions } from './realtime/translation-session';
 import type { ChunkPolicy } from './stable-chunks';
 import { StatusPublisher, type StreamStatus } from './translator-status';
-import { SpeakerPipeline } from './speaker-pipeline';
+import { SpeakerDispatch } from './speaker-dispatch';
 import type { SpeakerStream, FinalSegment, TranscriptSegment, TranslationOutputs, TranslationSegment } from './speaker-stream';
 import type { SpeechProviders } from './speech-providers';
 
@@ -69,6 +68,11 @@ export interface RoomTranslatorOptions {
    * translator's status attribute for that speaker says why.
    */
   realtime?: (RealtimeSessionOptions & { fallback?: boolean }) | null;
+  /**
+   * The local pipeline beside hosted stages (`createLocalFallback`): it serves a direction that neither the
+   * realtime session nor `providers` cover, when it covers it.
+   */
+  local?: SpeechProviders | null;
   /** The room's glossaries at the start (the dispatch's); newer ones come through `setGlossaries`. */
   glossaries?: RoomGlossaries;
 }
@@ -111,9 +115,14 @@ export class RoomTranslator implements TranslationOutputs {
   /** Segment reports handed to the reporter and not yet acknowledged. */
   private readonly reporting = new Set<Promise<void>>();
   private readonly glossaries: GlossaryHolder;
+  /** Which configured pipeline serves each speaker. */
+  private readonly dispatch: SpeakerDispatch;
 
   constructor(private readonly options: RoomTranslatorOptions) {
     this.glossaries = new GlossaryHolder(options.glossaries);
+    this.dispatch = new SpeakerDispatch(options);
+    for (const c of this.dispatch.choices)
+      if (c.passedOver.length > 0) options.observer?.directionFallback?.(c.passedOver[0]!.pipeline, c.pipeline ?? 'none');
     for (const language of options.languages) this.outputs.set(language, new LanguageOutput());
     this.captions = new CaptionPublisher(() => options.room.localParticipant);
     this.statuses = new StatusPublisher(() => options.room.localParticipant);
@@ -199,18 +208,8 @@ export class RoomTranslator implements TranslationOutputs {
       observer: this.options.observer,
       glossaries: this.glossaries,
     };
-    const composed = (segmentPrefix = common.segmentPrefix) =>
-      new SpeakerPipeline({ ...common, segmentPrefix, providers: this.options.providers, simultaneous: this.options.simultaneous ?? null });
-    const { realtime } = this.options;
-    const pipeline: SpeakerStream = realtime
-      ? new RealtimeSpeakerPipeline({
-          ...common,
-          session: realtime,
-          // Its own segment ids: the realtime session's segments may already have used the first numbers.
-          fallback: realtime.fallback ? () => composed(`${common.segmentPrefix}-fb`) : null,
-          onStatus: (status) => this.status(status),
-        })
-      : composed();
+    const { stream: pipeline, status } = this.dispatch.stream(common, (s) => this.status(s));
+    if (status) this.status(status);
     const audio = (this.options.listenTo ?? trackAudio)(track, OUTPUT_SAMPLE_RATE);
     const done = pipeline.run().catch(this.options.onError);
     this.pipelines.set(trackSid, { pipeline, audio, done });

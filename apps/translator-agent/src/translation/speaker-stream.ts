@@ -97,3 +97,29 @@ export interface SpeakerStream {
   setService(service: StreamService): void;
   readonly currentService: StreamService;
 }
+
+/** A speaker no configured pipeline can translate: heard and ignored until the track ends (the status says why). */
+export class UntranslatedStream implements SpeakerStream {
+  private ended: (() => void) | null = null;
+  private readonly done = new Promise<void>((resolve) => (this.ended = resolve));
+
+  constructor(private service: StreamService = 'full') {}
+
+  get currentService(): StreamService {
+    return this.service;
+  }
+
+  setService(service: StreamService): void {
+    this.service = service;
+  }
+
+  pushFrame(): void {}
+
+  run(): Promise<void> {
+    return this.done;
+  }
+
+  close(): void {
+    this.ended?.();
+  }
+}

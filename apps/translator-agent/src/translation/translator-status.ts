@@ -16,11 +16,14 @@ export const STATUS_ATTR_PREFIX = 'translation.status.';
  */
 export type StreamState = 'translating' | 'reconnecting' | 'fallback' | 'unavailable';
 
+/** Why: a realtime session's failure, or `unsupported_language` (the preferred pipeline does not cover the speaker's direction). */
+export type StreamReason = RealtimeFailureReason | 'unsupported_language';
+
 export interface StreamStatus {
   speakerIdentity: string;
   trackSid: string;
   state: StreamState;
-  reason: RealtimeFailureReason | null;
+  reason: StreamReason | null;
   message: string;
 }
 

@@ -12,9 +12,16 @@
  * Failures, for the client's error paths: `refuse()` turns new connections away, at the handshake with an
  * HTTP status (401 wrong key, 403, 429 rate limit, 5xx) or after `session.created` with the documented
  * `error` event (`{type:"error", event_id, error:{type, code, message, param, event_id}}`) followed by a
- * close, as the service does for a session it will not serve (e.g. `insufficient_quota`); `stall()` keeps
+ * close, as the service does for a session it will not serve (e.g. `insufficient_quota`), or for a transient
+ * `server_error` (`times`: only the next so many connections); `stall()` keeps
  * every connection open but answers nothing more (a provider that stops answering); `drop()` cuts every
  * open connection without a close handshake (a network failure).
+ *
+ * Like the service, it speaks only the 13 output languages of `gpt-realtime-translate`: a `session.update`
+ * asking for another gets an `error` event (the `RealtimeErrorEvent` shape of the openai package: type
+ * `invalid_request_error`, code `invalid_value`, `param` naming the field, `event_id` the client event's) and
+ * the session stays as it was; no `session.updated` follows. The code and message are the Realtime API's
+ * for an invalid enum value, not checked against this endpoint.
  */
 import { randomBytes } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -27,16 +34,23 @@ export interface ScriptLine {
 const RATE = 24_000;
 const CHUNK = (RATE * 200) / 1000;
 const LOUD_RMS = 300;
+/** What `gpt-realtime-translate` speaks (`audio.output.language`), as OpenAI's realtime translation guide lists it. */
+const OUTPUT_LANGUAGES = ['es', 'pt', 'fr', 'ja', 'ru', 'zh', 'de', 'ko', 'hi', 'id', 'vi', 'it', 'en'];
 
 /** How new connections are turned away: an HTTP status at the handshake, or an `error` event then a close. */
-export type Refusal = { http: number } | { error: { type: string; code: string | null; message: string }; closeCode?: number };
+export type Refusal = ({ http: number } | { error: { type: string; code: string | null; message: string }; closeCode?: number }) & {
+  /** Only the next this many connections are refused; absent: every one until `refuse(null)`. */
+  times?: number;
+};
 
 export class RealtimeTranslationStandIn {
   private server: WebSocketServer | null = null;
   /** Every client event's type, per connection, in order. */
   readonly received: string[][] = [];
-  /** The `session.update` bodies received. */
+  /** The `session.update` bodies accepted (each answered with `session.updated`). */
   readonly updates: unknown[] = [];
+  /** The output languages refused at `session.update` (not among the 13 the model speaks). */
+  readonly refusedLanguages: string[] = [];
   connections = 0;
   private refusal: Refusal | null = null;
   private stalled = false;
@@ -52,7 +66,7 @@ export class RealtimeTranslationStandIn {
       port: 0,
       verifyClient: ({ req }, done) => {
         if (req.headers.authorization !== `Bearer ${this.apiKey}`) return done(false, 401, 'Unauthorized');
-        if (this.refusal && 'http' in this.refusal) return done(false, this.refusal.http);
+        if (this.refusal && 'http' in this.refusal) return done(false, this.spend(this.refusal).http);
         return done(true);
       },
     });
@@ -66,6 +80,12 @@ export class RealtimeTranslationStandIn {
   /** New connections are refused this way until `refuse(null)`. */
   refuse(refusal: Refusal | null): void {
     this.refusal = refusal;
+  }
+
+  /** The refusal, counted against its `times`: once they are spent, connections are served again. */
+  private spend<R extends Refusal>(refusal: R): R {
+    if (refusal.times !== undefined && --refusal.times <= 0) this.refusal = null;
+    return refusal;
   }
 
   /** Every connection, open or new, stops answering (no event at all) until `stall(false)`. */
@@ -102,19 +122,41 @@ export class RealtimeTranslationStandIn {
     send({ type: 'session.created', session });
     const refusal = this.refusal;
     if (refusal && 'error' in refusal) {
+      this.spend(refusal);
       send({ type: 'error', error: { ...refusal.error, param: null, event_id: null } });
       socket.close(refusal.closeCode ?? 1008);
       return;
     }
     socket.on('message', (data) => {
-      const event = JSON.parse(String(data)) as { type: string; audio?: string; session?: { audio?: typeof session.audio } };
+      const event = JSON.parse(String(data)) as {
+        type: string;
+        event_id?: string;
+        audio?: string;
+        session?: { audio?: { input?: typeof session.audio.input; output?: { language?: string } } };
+      };
       log.push(event.type);
       switch (event.type) {
-        case 'session.update':
+        case 'session.update': {
+          const language = event.session?.audio?.output?.language;
+          if (language !== undefined && !OUTPUT_LANGUAGES.includes(language)) {
+            this.refusedLanguages.push(language);
+            send({
+              type: 'error',
+              error: {
+                type: 'invalid_request_error',
+                code: 'invalid_value',
+                message: `Invalid value: '${language}'. Supported values are: ${OUTPUT_LANGUAGES.map((l) => `'${l}'`).join(', ')}.`,
+                param: 'session.audio.output.language',
+                event_id: event.event_id ?? null,
+              },
+            });
+            return;
+          }
           this.updates.push(event.session);
-          session.audio = { ...session.audio, ...event.session?.audio };
+          session.audio = { ...session.audio, ...event.session?.audio } as typeof session.audio;
           send({ type: 'session.updated', session });
           return;
+        }
         case 'session.input_audio_buffer.append': {
           const bytes = Buffer.from(event.audio ?? '', 'base64');
           const samples = new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));

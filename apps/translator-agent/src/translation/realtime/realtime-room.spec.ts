@@ -1,8 +1,9 @@
-import { initializeLogger } from '@livekit/agents';
-import { dispose } from '@livekit/rtc-node';
+import { initializeLogger, stt, tokenize, tts } from '@livekit/agents';
+import { AudioFrame, dispose } from '@livekit/rtc-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FakeRoom, recordAudio, trackFrames as speech } from '../../../test/support/fake-room';
 import { goForward, librivoxClips, localProviders } from '../../../test/support/local-speech';
+import { endOfSpeech, final, RecordingLLM, SilenceTTS, startOfSpeech } from '../../../test/support/fakes';
 import { RealtimeTranslationStandIn, type Refusal } from '../../../test/support/realtime-translation-standin';
 import { AgentMetrics } from '../../metrics/agent-metrics';
 import type { PcmAudio } from '../../tools/wav';
@@ -12,6 +13,8 @@ import { OUTPUT_SAMPLE_RATE, RoomTranslator, type TrackAudio } from '../room-tra
 import type { FinalSegment } from '../speaker-stream';
 import type { SpeechProviders } from '../speech-providers';
 import { STATUS_ATTR_PREFIX } from '../translator-status';
+import { LlmTranslator } from '../translator';
+import { voiced } from './translation-session';
 
 initializeLogger({ pretty: false, level: 'error' });
 
@@ -26,6 +29,54 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Recognition that hears one utterance per track: it starts at the first voiced frame and ends, saying `text`, at the next quiet one. */
+class UtteranceSTT extends stt.STT {
+  label = 'utterance-stt';
+
+  constructor(private readonly text: string) {
+    super({ streaming: true, interimResults: false });
+  }
+
+  protected async _recognize(): Promise<stt.SpeechEvent> {
+    throw new Error('UtteranceSTT only streams');
+  }
+
+  stream(): stt.SpeechStream {
+    const text = this.text;
+    return new (class extends stt.SpeechStream {
+      label = 'utterance-stt';
+      protected async run(): Promise<void> {
+        let state: 'before' | 'speaking' | 'done' = 'before';
+        for await (const frame of this.input) {
+          if (!(frame instanceof AudioFrame) || state === 'done') continue;
+          const loud = voiced(frame.data);
+          if (state === 'before' && loud) {
+            state = 'speaking';
+            this.queue.put(startOfSpeech);
+          } else if (state === 'speaking' && !loud) {
+            state = 'done';
+            this.queue.put(endOfSpeech);
+            this.queue.put(final(text));
+          }
+        }
+      }
+    })(this);
+  }
+}
+
+/** Three scripted stages that translate English into Dutch only: recognition hears `said`, the LLM answers `translated`, speech is silence. */
+function englishToDutchStages(said: string, translated: string): SpeechProviders {
+  const synthesis = new tts.StreamAdapter(new SilenceTTS(), new tokenize.basic.SentenceTokenizer());
+  return {
+    label: 'stt=scripted translation=scripted tts=silence',
+    stt: () => new UtteranceSTT(said),
+    translator: new LlmTranslator(new RecordingLLM([{ input: said, content: translated }]), { attempts: 1 }),
+    tts: () => synthesis,
+    supports: (source, target) => source === 'en' && target === 'nl',
+    whyNot: (source, target) => `the scripted stages translate only en>nl, not ${source}>${target}`,
+  };
 }
 
 /** Polls `done` every 10 ms, at most `ms`. */
@@ -52,6 +103,10 @@ describe('RoomTranslator with the realtime translation pipeline against its prot
    */
   async function runRoom(options: {
     speakers: { identity: string; languages: string[]; trackSid: string; audio: PcmAudio }[];
+    /** The room's pair; default en ↔ es. */
+    languages?: [string, string];
+    /** The composed stages beside the realtime session; default the suite's `providers`. */
+    stages?: SpeechProviders;
     apiKey?: string;
     refuse?: Refusal;
     fallback?: boolean;
@@ -85,8 +140,8 @@ describe('RoomTranslator with the realtime translation pipeline against its prot
       room: room.asRoom(),
       listenTo,
       mode: 'dual',
-      languages: ['en', 'es'],
-      providers: providers ?? ({} as SpeechProviders),
+      languages: options.languages ?? ['en', 'es'],
+      providers: options.stages ?? providers ?? ({} as SpeechProviders),
       latency: new LatencyTracker(),
       onError: (e) => errors.push(String((e as Error)?.message ?? e)),
       observer: metrics,
@@ -171,6 +226,54 @@ describe('RoomTranslator with the realtime translation pipeline against its prot
     expect(text).toMatch(/^translator_word_lag_seconds_count\{from="es",to="en"\} 1$/m);
     expect(text).not.toMatch(/^translator_realtime_failures_total\{/m);
     expect(Object.keys(room.attributes)).toEqual([]);
+  }, 60_000);
+
+  it('a nl ↔ en room: nl>en goes through the realtime session, which speaks English; en>nl, which it does not speak, falls back to the stages', async () => {
+    const said = 'go forward ten meters';
+    const dutch = 'ga tien meter vooruit';
+    const {
+      room,
+      audio,
+      metrics,
+      segments,
+      errors,
+      standIn: stand,
+    } = await runRoom({
+      languages: ['nl', 'en'],
+      stages: englishToDutchStages(said, dutch),
+      fallback: true,
+      speakers: [
+        { identity: 'ana', languages: ['nl'], trackSid: 'TR_ana', audio: clip(1) },
+        { identity: 'beto', languages: ['en'], trackSid: 'TR_beto', audio: goForward() },
+      ],
+      waitForSessions: 1,
+    });
+
+    expect(errors).toEqual([]);
+    // Only the direction the session can serve reached it: one session, speaking English; Dutch was never asked of it.
+    expect(stand.connections).toBe(1);
+    expect(stand.updates.map((u) => (u as { audio: { output: { language: string } } }).audio.output.language)).toEqual(['en']);
+    expect(stand.refusedLanguages).toEqual([]);
+    // Both directions translated: captions and speech in each target.
+    expect(texts(room, 'translation', 'ana').at(-1)?.attributes[CAPTION_ATTR.language]).toBe('en');
+    expect(texts(room, 'translation', 'beto').at(-1)).toMatchObject({ text: dutch, attributes: { [CAPTION_ATTR.language]: 'nl' } });
+    expect(audio.seconds.get('en')).toBeGreaterThan(0.5);
+    expect(audio.seconds.get('nl')).toBeGreaterThan(0);
+    expect(segments.map((s) => [s.speakerIdentity, s.language, s.translation?.language]).sort()).toEqual([
+      ['ana', 'nl', 'en'],
+      ['beto', 'en', 'nl'],
+    ]);
+    // The fallback is said: on the speaker's status and in the metrics; the speaker the session serves has none.
+    expect(JSON.parse(room.attributes[`${STATUS_ATTR_PREFIX}beto`] ?? 'null')).toEqual({
+      state: 'fallback',
+      reason: 'unsupported_language',
+      message: `en>nl: OpenAI's gpt-realtime-translate does not speak "nl"; translated by the stages pipeline instead`,
+      track: 'TR_beto',
+    });
+    expect(room.attributes[`${STATUS_ATTR_PREFIX}ana`]).toBeUndefined();
+    expect(await metrics.registry.metrics()).toMatch(
+      /^translator_direction_fallbacks_total\{from_pipeline="realtime",to_pipeline="stages"\} 1$/m,
+    );
   }, 60_000);
 
   it('a dropped connection in a room: the status shows it reconnecting and back, speech after it is translated and spoken again', async () => {

@@ -297,6 +297,49 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
     expect(h.transcripts).toEqual([]);
   }, 30_000);
 
+  it('a transient server error while opening is retried with backoff: the speaker is translated once the session opens', async () => {
+    standIn.refuse({
+      error: { type: 'server_error', code: null, message: 'The server had an error while processing your request.' },
+      times: 1,
+    });
+    const h = harness(baseUrl);
+    const running = h.pipeline.run();
+    for (let i = 0; i < 300 && h.statuses.at(-1)?.state !== 'translating'; i += 1) await sleep(10);
+    await opened();
+    for (const frame of [...speech(1), ...silence(1000)]) h.pipeline.pushFrame(frame);
+    h.pipeline.close();
+    await running;
+
+    expect(standIn.connections).toBe(2);
+    expect(h.statuses.map((s) => [s.state, s.reason])).toEqual([
+      ['reconnecting', 'refused'],
+      ['translating', null],
+    ]);
+    expect(h.statuses[0]!.message).toMatch(/server_error: The server had an error/);
+    expect(h.errors[0]).toMatch(/reopening in 50 ms \(attempt 1 of 3\)$/);
+    expect(h.counted.failures).toEqual(['refused:retried']);
+    expect(h.translations.at(-1)).toMatchObject({ text: SCRIPT[0]!.output });
+    expect(h.played.length).toBeGreaterThan(0);
+  }, 30_000);
+
+  it('an output language the model does not speak is refused at session.update, as the service does, and not retried', async () => {
+    const h = harness(baseUrl, 'sk-standin', { roomLanguages: ['en', 'nl'] });
+    await speakAfterStatus(h);
+
+    expect(standIn.connections).toBe(1);
+    expect(standIn.refusedLanguages).toEqual(['nl']);
+    expect(standIn.updates).toEqual([]);
+    expect(h.statuses).toEqual([
+      expect.objectContaining({
+        state: 'unavailable',
+        reason: 'refused',
+        message: expect.stringMatching(/invalid_value: Invalid value: 'nl'/),
+      }),
+    ]);
+    expect(h.counted.failures).toEqual(['refused:unavailable']);
+    expect(h.played).toEqual([]);
+  }, 30_000);
+
   it('a missing key never reaches the network: the fallback serves the speaker from the start', async () => {
     const fallback = standby();
     const h = harness(baseUrl, '', { fallback: () => fallback.stream });
