@@ -45,10 +45,10 @@ describe('AuditEventsRepository', () => {
     const org = await newOrganization();
     const other = await newOrganization();
     await database.transaction(async (tx) => {
-      await events.insert(event(org, { targetId: 'first', details: { n: 1 } }), tx);
-      await events.insert(event(org, { targetId: 'second', action: 'invites.revoked' }), tx);
+      await events.insert([event(org, { targetId: 'first', details: { n: 1 } })], tx);
+      await events.insert([event(org, { targetId: 'second', action: 'invites.revoked' })], tx);
     });
-    await events.insert(event(other, { targetId: 'elsewhere' }), autocommit(database));
+    await events.insert([event(other, { targetId: 'elsewhere' })], autocommit(database));
     const page = await events.page(org, NO_FILTER, 10, 0);
     expect(page.map((row) => [row.target_id, row.action, row.details])).toEqual([
       ['second', 'invites.revoked', {}],
@@ -56,6 +56,26 @@ describe('AuditEventsRepository', () => {
     ]);
     expect((await events.page(org, { ...NO_FILTER, action: 'room.created' }, 10, 0)).map((row) => row.target_id)).toEqual(['first']);
     expect(await events.page(org, { ...NO_FILTER, targetId: 'elsewhere' }, 10, 0)).toEqual([]);
+  });
+
+  it('appends events given together in their order, each with its own organization, actor and nulls', async () => {
+    const org = await newOrganization();
+    const other = await newOrganization();
+    await events.insert(
+      [
+        event(org, { targetId: 'a', requestId: 'req-a', ip: '192.0.2.1', details: { quote: 'it\'s "quoted"', nested: { n: [1, null] } } }),
+        event(other, { targetId: 'b', actorType: 'system' }),
+        event(org, { targetId: 'c', actorEmail: 'c@example.test' }),
+      ],
+      autocommit(database),
+    );
+    expect(
+      (await events.page(org, NO_FILTER, 10, 0)).map((row) => [row.target_id, row.request_id, row.ip, row.actor_email, row.details]),
+    ).toEqual([
+      ['c', null, null, 'c@example.test', {}],
+      ['a', 'req-a', '192.0.2.1', null, { quote: 'it\'s "quoted"', nested: { n: [1, null] } }],
+    ]);
+    expect((await events.page(other, NO_FILTER, 10, 0)).map((row) => [row.target_id, row.actor_type])).toEqual([['b', 'system']]);
   });
 
   it('keeps the prefix of the key that acted, read from its row', async () => {
@@ -68,7 +88,7 @@ describe('AuditEventsRepository', () => {
        VALUES ($1, $2, 'k', 'trk_Ab12', 'wxyz', '\\x00') RETURNING id`,
       [org, userId],
     )) as { id: string }[];
-    await events.insert(event(org, { actorType: 'api_key', actorUserId: userId, apiKeyId }), autocommit(database));
+    await events.insert([event(org, { actorType: 'api_key', actorUserId: userId, apiKeyId })], autocommit(database));
     const [row] = await events.page(org, NO_FILTER, 1, 0);
     expect(row).toMatchObject({
       actor_type: 'api_key',
@@ -80,7 +100,7 @@ describe('AuditEventsRepository', () => {
 
   it('refuses UPDATE and DELETE, and lets retention delete only what is older than its days', async () => {
     const org = await newOrganization();
-    await events.insert(event(org, { targetId: 'recent' }), autocommit(database));
+    await events.insert([event(org, { targetId: 'recent' })], autocommit(database));
     await db.query(
       `INSERT INTO audit_events (organization_id, occurred_at, action, actor_type, target_type, target_id)
        VALUES ($1::uuid, now() - interval '31 days', 'room.created', 'operator', 'room', 'old')`,

@@ -58,7 +58,7 @@ describe('RoomsRepository', () => {
 
   async function created(org: Org, name: string, extra: Partial<NewRoom> = {}): Promise<NewRoom> {
     const room = newRoom(org, name, extra);
-    expect(await rooms.insert(room, autocommit(database))).toBe(true);
+    expect(await rooms.insert([room], autocommit(database))).toEqual(new Set([room.id]));
     return room;
   }
 
@@ -70,17 +70,44 @@ describe('RoomsRepository', () => {
     const first = await created(a, 'daily');
     expect(await rooms.liveNameTaken(a.id, 'daily')).toBe(true);
     expect(await rooms.liveNameTaken(b.id, 'daily')).toBe(false);
-    expect(await rooms.insert(newRoom(a, 'daily'), autocommit(database))).toBe(false);
+    expect(await rooms.insert([newRoom(a, 'daily')], autocommit(database))).toEqual(new Set());
     await created(b, 'daily');
 
     await end(first.id);
     expect(await rooms.liveNameTaken(a.id, 'daily')).toBe(false);
     await created(a, 'daily');
-    expect(await rooms.insert(newRoom(a, 'daily'), autocommit(database))).toBe(false);
+    expect(await rooms.insert([newRoom(a, 'daily')], autocommit(database))).toEqual(new Set());
     const [{ count }] = await rawRows<{ count: number }>(database, `SELECT count(*)::int AS count FROM rooms WHERE organization_id = $1`, [
       a.id,
     ]);
     expect(count).toBe(2);
+  });
+
+  it('inserts rooms created together in one statement: of two with one name the first, none whose name a live room holds', async () => {
+    const [a, b] = [await organization(), await organization()];
+    await created(a, 'taken');
+    const batch = [
+      newRoom(a, 'one', { sid: null, streamingMode: 'mono' }),
+      newRoom(a, 'taken'),
+      newRoom(b, 'one'),
+      newRoom(a, 'one'),
+      newRoom(a, 'two', { streamingMode: 'dual' }),
+    ];
+    expect(await rooms.insert(batch, autocommit(database))).toEqual(new Set([batch[0].id, batch[2].id, batch[4].id]));
+    const stored = await rawRows<{ id: string; name: string; sid: string | null; streaming_mode: string | null; livekit_name: string }>(
+      database,
+      `SELECT id, name, sid, streaming_mode, livekit_name FROM rooms WHERE id = ANY($1::uuid[]) ORDER BY created_at, id`,
+      [batch.map((room) => room.id)],
+    );
+    expect(stored).toEqual(
+      [batch[0], batch[2], batch[4]].map((room) => ({
+        id: room.id,
+        name: room.name,
+        sid: room.sid,
+        streaming_mode: room.streamingMode,
+        livekit_name: room.livekitName,
+      })),
+    );
   });
 
   it('reads a room and its participants only for its own organization, with typed values', async () => {

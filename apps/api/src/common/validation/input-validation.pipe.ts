@@ -108,9 +108,10 @@ export interface InputToValidate {
 }
 
 /** The DTO class of a parameter this project validates; null for plain values and custom decorators. */
+const PLAIN_TYPES = new Set<unknown>([String, Number, Boolean, Array, Object]);
+
 function dtoOf({ metatype, type }: InputToValidate): (new () => object) | null {
-  const plain = [String, Number, Boolean, Array, Object].includes(metatype as never);
-  return typeof metatype === 'function' && !plain && type !== 'custom' ? (metatype as new () => object) : null;
+  return typeof metatype === 'function' && !PLAIN_TYPES.has(metatype) && type !== 'custom' ? (metatype as new () => object) : null;
 }
 
 /** Every violated field of one input (body, query or path), in the order of the request schema. */
@@ -152,6 +153,8 @@ export function inputIssues(input: InputToValidate): { instance: object | null; 
 @Injectable()
 export class InputValidationPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    // A custom decorator's value (the actor) is ours, not the client's: Nest pipes it here too.
+    if (metadata.type === 'custom') return value;
     const { instance, issues } = inputIssues({ value, metatype: metadata.metatype, type: metadata.type });
     if (issues.length > 0) throw new RequestValidationError(issues);
     return instance ?? value;

@@ -99,7 +99,7 @@ export class ApiKeysRepository {
     await tx.rows(LOCK_ORGANIZATION, { organizationId });
   }
 
-  /** Keys not revoked. Run after `lockOrganization`, in its own statement, it sees every key committed before. */
+  /** Keys not revoked. Run after `lockOrganization`, in its own statement, it sees every key committed before and the transaction's own. */
   async countActive(organizationId: string, sql: Sql = this.database): Promise<number> {
     const [row] = await sql.rows(COUNT_ACTIVE, { organizationId });
     return row.active;

@@ -42,7 +42,9 @@ export class ApiKeysService {
   /**
    * Also used by the operator CLI, which has no actor yet (its key holds every permission of the owner;
    * audited as the operator's). The organization's row is locked while its active keys are counted, so
-   * concurrent creations never pass the cap together.
+   * concurrent creations never pass the cap together. The key and its event are written before the
+   * lock, so concurrent creations in one organization queue only for the count and the commit; the
+   * count then includes this key, and a creation that makes it pass the cap rolls both back.
    */
   async createFor(
     organizationId: string,
@@ -54,12 +56,8 @@ export class ApiKeysService {
     const secret = generateApiKeySecret();
     const { keyPrefix, keyLast4 } = describeSecret(secret);
     const cap = this.config.maxActiveApiKeysPerOrganization;
+    const keyHash = hashApiKeySecret(secret, this.config.apiKeyPepper);
     const view = await this.database.transaction(async (tx) => {
-      await this.keys.lockOrganization(organizationId, tx);
-      if ((await this.keys.countActive(organizationId, tx)) >= cap) {
-        throw ApiError.conflict(`The organization already has ${cap} active API keys, the most it may have: revoke one first.`);
-      }
-      const keyHash = hashApiKeySecret(secret, this.config.apiKeyPepper);
       const key = await this.keys.insert(organizationId, { userId, name, keyPrefix, keyLast4, keyHash, ...limits }, tx);
       await this.audit.record(tx, by ?? { type: 'operator', organizationId }, {
         action: 'api_key.created',
@@ -67,6 +65,10 @@ export class ApiKeysService {
         // Its prefix and last characters are shown in the key list too; the secret never is.
         details: { name, key_prefix: keyPrefix, key_last4: keyLast4, user_id: userId, scopes: limits.scopes, expires_at: limits.expiresAt },
       });
+      await this.keys.lockOrganization(organizationId, tx);
+      if ((await this.keys.countActive(organizationId, tx)) > cap) {
+        throw ApiError.conflict(`The organization already has ${cap} active API keys, the most it may have: revoke one first.`);
+      }
       return key;
     });
     return { ...keyView(view), key: secret };

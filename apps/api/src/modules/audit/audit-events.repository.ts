@@ -6,7 +6,7 @@ import { type Narrowed, sql } from '../../database/typed-sql';
 import type {
   IAllowRetentionQuery,
   IDeleteExpiredQuery,
-  IInsertEventQuery,
+  IInsertEventsQuery,
   IPageQuery,
   IPageResult,
 } from './audit-events.repository.types';
@@ -38,11 +38,17 @@ export interface AuditFilter {
   until: Date | null;
 }
 
-const INSERT_EVENT = sql<IInsertEventQuery>`INSERT INTO audit_events (organization_id, action, actor_type, actor_user_id, actor_email,
+// One or many events, in the order given (their `seq` and `occurred_at` follow it). A JSON array
+// rather than one array parameter per column: several columns hold nulls.
+const INSERT_EVENTS = sql<IInsertEventsQuery>`INSERT INTO audit_events (organization_id, action, actor_type, actor_user_id, actor_email,
     actor_api_key_id, actor_api_key_prefix, target_type, target_id, request_id, ip, details)
-  VALUES ($organizationId!, $action!, $actorType!, $actorUserId, $actorEmail, $apiKeyId::uuid,
-    (SELECT key_prefix FROM api_keys WHERE id = $apiKeyId::uuid AND organization_id = $organizationId!),
-    $targetType!, $targetId!, $requestId, $ip, $details!::jsonb)`;
+  SELECT e.organization_id, e.action, e.actor_type, e.actor_user_id, e.actor_email, e.actor_api_key_id,
+    (SELECT key_prefix FROM api_keys WHERE id = e.actor_api_key_id AND organization_id = e.organization_id),
+    e.target_type, e.target_id, e.request_id, e.ip, e.details
+  FROM ROWS FROM (jsonb_to_recordset($events!::jsonb) AS (organization_id uuid, action text, actor_type text, actor_user_id uuid,
+    actor_email text, actor_api_key_id uuid, target_type text, target_id text, request_id text, ip text, details jsonb))
+    WITH ORDINALITY AS e
+  ORDER BY e.ordinality`;
 
 // Newest first; rows of one instant in the order they were written, last first.
 const PAGE = sql<IPageQuery>`SELECT id, occurred_at, action, actor_type, actor_user_id, actor_email, actor_api_key_id,
@@ -67,8 +73,23 @@ const DELETE_EXPIRED = sql<IDeleteExpiredQuery>`DELETE FROM audit_events WHERE i
 export class AuditEventsRepository {
   constructor(private readonly database: DatabaseClient) {}
 
-  async insert(event: NewAuditEvent, tx: Tx): Promise<void> {
-    await tx.rows(INSERT_EVENT, { ...event, details: JSON.stringify(event.details) });
+  /** Appends the events in one statement (the rooms created together write theirs at once). */
+  async insert(events: NewAuditEvent[], tx: Tx): Promise<void> {
+    if (events.length === 0) return;
+    const rows = events.map((event) => ({
+      organization_id: event.organizationId,
+      action: event.action,
+      actor_type: event.actorType,
+      actor_user_id: event.actorUserId,
+      actor_email: event.actorEmail,
+      actor_api_key_id: event.apiKeyId,
+      target_type: event.targetType,
+      target_id: event.targetId,
+      request_id: event.requestId,
+      ip: event.ip,
+      details: event.details,
+    }));
+    await tx.rows(INSERT_EVENTS, { events: JSON.stringify(rows) });
   }
 
   /** Up to `limit` of the organization's events matching `filter`, after `offset`, newest first. */

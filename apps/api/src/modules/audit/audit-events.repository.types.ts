@@ -3,28 +3,18 @@ export type DateOrString = Date | string;
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** 'InsertEvent' parameters type */
-export interface IInsertEventParams {
-  action: string;
-  actorEmail?: string | null | void;
-  actorType: string;
-  actorUserId?: string | null | void;
-  apiKeyId?: string | null | void;
-  details: Json;
-  ip?: string | null | void;
-  organizationId: string;
-  requestId?: string | null | void;
-  targetId: string;
-  targetType: string;
+/** 'InsertEvents' parameters type */
+export interface IInsertEventsParams {
+  events: Json;
 }
 
-/** 'InsertEvent' return type */
-export type IInsertEventResult = void;
+/** 'InsertEvents' return type */
+export type IInsertEventsResult = void;
 
-/** 'InsertEvent' query type */
-export interface IInsertEventQuery {
-  params: IInsertEventParams;
-  result: IInsertEventResult;
+/** 'InsertEvents' query type */
+export interface IInsertEventsQuery {
+  params: IInsertEventsParams;
+  result: IInsertEventsResult;
 }
 
 /** 'Page' parameters type */

@@ -8,7 +8,7 @@ import { DatabaseClient } from '../../database/database.client';
 import type { Tx } from '../../database/sql';
 import { PeriodicJobsScheduler } from '../../queue/periodic-jobs.scheduler';
 import type { AuditEventsQueryDto, AuditEventView } from './audit-event.dto';
-import { AuditEventsRepository, type AuditEventRow } from './audit-events.repository';
+import { AuditEventsRepository, type AuditEventRow, type NewAuditEvent } from './audit-events.repository';
 
 /** What happened, to which object: `details` says what changed and never holds a secret (key, token, webhook secret). */
 export interface AuditEntry {
@@ -61,21 +61,13 @@ export class AuditLogService {
    * keys), or the operator CLI / a provider such as Stripe in an organization.
    */
   async record(tx: Tx, by: Actor | NonMember, entry: AuditEntry): Promise<void> {
-    const member = 'userId' in by ? by : null;
+    await this.events.insert([eventOf(by, entry)], tx);
+  }
+
+  /** Several changes of one transaction, each with who made it, appended in this order in one statement. */
+  async recordAll(tx: Tx, entries: { by: Actor | NonMember; entry: AuditEntry }[]): Promise<void> {
     await this.events.insert(
-      {
-        organizationId: by.organizationId,
-        action: entry.action,
-        actorType: member === null ? (by as NonMember).type : member.apiKeyId === null ? 'user' : 'api_key',
-        actorUserId: member?.userId ?? null,
-        actorEmail: member?.email ?? null,
-        apiKeyId: member?.apiKeyId ?? null,
-        targetType: entry.target.type,
-        targetId: entry.target.id,
-        requestId: member?.requestId ?? null,
-        ip: member?.ip ?? null,
-        details: entry.details ?? {},
-      },
+      entries.map(({ by, entry }) => eventOf(by, entry)),
       tx,
     );
   }
@@ -114,6 +106,23 @@ export class AuditLogService {
     }
     return deleted;
   }
+}
+
+function eventOf(by: Actor | NonMember, entry: AuditEntry): NewAuditEvent {
+  const member = 'userId' in by ? by : null;
+  return {
+    organizationId: by.organizationId,
+    action: entry.action,
+    actorType: member === null ? (by as NonMember).type : member.apiKeyId === null ? 'user' : 'api_key',
+    actorUserId: member?.userId ?? null,
+    actorEmail: member?.email ?? null,
+    apiKeyId: member?.apiKeyId ?? null,
+    targetType: entry.target.type,
+    targetId: entry.target.id,
+    requestId: member?.requestId ?? null,
+    ip: member?.ip ?? null,
+    details: entry.details ?? {},
+  };
 }
 
 const eventView = (row: AuditEventRow): AuditEventView => ({

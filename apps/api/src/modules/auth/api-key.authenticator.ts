@@ -2,7 +2,7 @@ import { isPermission, type Role } from '@app/domain';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
-import type { Credential } from '../../common/auth/actor';
+import type { Actor } from '../../common/auth/actor';
 import { hashApiKeySecret } from '../../common/auth/api-key-secret';
 import { ApiKeysRepository } from '../api-keys/api-keys.repository';
 import { DatabaseClient } from '../../database/database.client';
@@ -34,7 +34,7 @@ export class ApiKeyAuthenticator {
    * One indexed lookup by the keyed hash; null for an unknown or revoked key (or one whose creator is no
    * longer a member of its organization), `expired` for a key past its `expires_at`.
    */
-  async authenticate(secret: string): Promise<Credential | { expiredAt: Date } | null> {
+  async authenticate(secret: string): Promise<Actor | { expiredAt: Date } | null> {
     const row = await this.keys.findLive(this.hashOf(secret));
     if (!row) return null;
     if (row.expires_at !== null && row.expires_at.getTime() <= Date.now()) return { expiredAt: row.expires_at };
@@ -53,6 +53,8 @@ export class ApiKeyAuthenticator {
       userCreatedAt: row.user_created_at,
       apiKeyId: row.api_key_id,
       emailVerified: false,
+      requestId: null,
+      ip: null,
     };
   }
 

@@ -4,10 +4,10 @@ import type { Response } from 'express';
 import { ApiError } from '../../common/errors/api-error';
 import { NOT_RATE_LIMITED } from '../../common/rate-limiting/not-rate-limited.decorator';
 import { RateLimitsService } from '../../common/rate-limiting/rate-limits.service';
-import type { Actor, AuthenticatedRequest, Credential } from '../../common/auth/actor';
+import type { Actor, AuthenticatedRequest } from '../../common/auth/actor';
 import { ApiKeyAuthenticator } from './api-key.authenticator';
 import { looksLikeApiKey } from '../../common/auth/api-key-secret';
-import { rememberRoute } from '../../common/validation/route-inputs';
+import { rememberRoute, routeRefOf, type RouteRef } from '../../common/validation/route-inputs';
 import { IS_PUBLIC } from '../../common/auth/public.decorator';
 import { SessionAuthenticator } from './session.authenticator';
 import { StreamTicketAuthenticator } from './stream-ticket.authenticator';
@@ -27,6 +27,8 @@ interface RouteAccess {
   selfParameter: string | null;
   /** The route takes a stream ticket (`?ticket=`) when no Authorization header is sent. */
   takesTicket: boolean;
+  /** The route, for a 422 that names every violated input (`rememberRoute`). */
+  route: RouteRef;
 }
 
 /** The header a session names the organization it acts in with. */
@@ -55,33 +57,34 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const response = context.switchToHttp().getResponse<Response>();
-    rememberRoute(request, context);
+    // Once: each `switchToHttp()` makes an object and three closures.
+    const http = context.switchToHttp();
+    const request = http.getRequest<AuthenticatedRequest>();
+    const response = http.getResponse<Response>();
+    const access = this.accessOf(context);
+    rememberRoute(request, access.route);
     // Express computes `ip` on every read (trust proxy): read it once.
     const ip = request.ip ?? null;
     const address = ip ?? 'unknown';
-    const access = this.accessOf(context);
     if (access.isPublic) {
       if (access.rateLimited) setHeaders(response, await this.limits.spend('address', address));
       return true;
     }
     // The credential is verified first: a valid one is limited only by its own budget, whatever others
     // sent from the same address (a NAT, a proxy); only a failure is counted against the address.
-    let credential: Credential;
+    let actor: Actor;
     const organizationHeader = request.headers[ORGANIZATION_HEADER];
     const organizationId = typeof organizationHeader === 'string' ? organizationHeader.trim() : null;
     try {
-      const ticket = request.query?.ticket;
-      credential =
-        access.takesTicket && request.headers.authorization === undefined && typeof ticket === 'string'
+      const ticket = access.takesTicket && request.headers.authorization === undefined ? request.query?.ticket : undefined;
+      actor =
+        typeof ticket === 'string'
           ? await this.tickets.authenticate(ticket)
           : await this.authenticate(request.headers.authorization, organizationId);
     } catch (error) {
       throw error instanceof ApiError && error.status === 401 ? await this.limits.failedAuthentication(address, error) : error;
     }
-    // The credential is this request's own object: completed in place, not copied.
-    const actor = credential as Actor;
+    // The authenticator's object is this request's own: completed in place, not copied.
     actor.requestId = request.id ?? null;
     actor.ip = ip;
     request.actor = actor;
@@ -120,13 +123,14 @@ export class AuthGuard implements CanActivate {
         rule: this.reflector.getAllAndOverride<RouteAccessRule | undefined>(REQUIRED_PERMISSION, targets) ?? null,
         selfParameter: this.reflector.getAllAndOverride<string | undefined>(SELF_PARAMETER, targets) ?? null,
         takesTicket: this.reflector.getAllAndOverride<boolean>(TAKES_STREAM_TICKET, targets) === true,
+        route: routeRefOf(context),
       };
       this.access.set(handler, access);
     }
     return access;
   }
 
-  private async authenticate(header: string | undefined, organizationId: string | null): Promise<Credential> {
+  private async authenticate(header: string | undefined, organizationId: string | null): Promise<Actor> {
     if (!header) throw ApiError.unauthorized('Missing bearer credentials: send the header Authorization: Bearer <api key>.');
     const match = BEARER.exec(header);
     if (!match) throw ApiError.unauthorized('Malformed Authorization header: expected "Bearer <credential>".');

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { APP_CONFIG } from '../../config/config.module';
 import type { AppConfig } from '../../config/app-config';
-import type { Credential } from '../../common/auth/actor';
+import type { Actor } from '../../common/auth/actor';
 import { DatabaseClient } from '../../database/database.client';
 import { ApiError } from '../../common/errors/api-error';
 import { MembershipsRepository } from '../organizations/memberships.repository';
@@ -45,7 +45,7 @@ export class SessionAuthenticator {
    * The session's user, acting in the organization `organizationId` names (one of the user's; any other
    * is 404) or, when none is named, in the user's oldest membership. Null for a token that does not verify.
    */
-  async authenticate(token: string, organizationId: string | null): Promise<Credential | null> {
+  async authenticate(token: string, organizationId: string | null): Promise<Actor | null> {
     if (!this.jwks) return null;
     let claims: SessionClaims;
     try {
@@ -77,6 +77,8 @@ export class SessionAuthenticator {
       userCreatedAt: user.created_at,
       apiKeyId: null,
       emailVerified: claims.email_verified === true,
+      requestId: null,
+      ip: null,
     };
   }
 

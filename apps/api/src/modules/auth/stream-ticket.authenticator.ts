@@ -1,7 +1,7 @@
 import { isPermission, type Role } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import type { Actor, Credential } from '../../common/auth/actor';
+import type { Actor } from '../../common/auth/actor';
 import { ApiError } from '../../common/errors/api-error';
 import { DatabaseClient } from '../../database/database.client';
 import { StreamTicketsRepository } from './stream-tickets.repository';
@@ -42,7 +42,7 @@ export class StreamTicketAuthenticator {
   }
 
   /** The caller the ticket stands for, as they are now; 401 saying why for one unknown, used, expired or whose caller lost access. */
-  async authenticate(ticket: string): Promise<Credential> {
+  async authenticate(ticket: string): Promise<Actor> {
     const ticketHash = hashOf(ticket);
     const row = await this.database.oneStatement((tx) => this.tickets.redeem(ticketHash, tx));
     if (!row) throw ApiError.unauthorized(await this.whyRefused(ticketHash));
@@ -61,6 +61,8 @@ export class StreamTicketAuthenticator {
       userCreatedAt: row.user_created_at,
       apiKeyId: row.api_key_id,
       emailVerified: false,
+      requestId: null,
+      ip: null,
     };
   }
 

@@ -19,14 +19,17 @@ import { IdempotencyStore, type IdempotentRequest } from './idempotency.store';
 export class IdempotencyGuard implements CanActivate {
   constructor(private readonly store: IdempotencyStore) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Not async: a request without the header (most of them) gets its answer without a promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest & IdempotentRequest>();
     const header = request.headers[IDEMPOTENCY_HEADER];
     if (header === undefined || !request.actor) return true;
-    const key = Array.isArray(header) ? header.join(', ') : header;
+    return this.claim(request, request.actor.organizationId, Array.isArray(header) ? header.join(', ') : header);
+  }
+
+  private async claim(request: IdempotentRequest, organizationId: string, key: string): Promise<boolean> {
     const issue = keyIssue(key);
     if (issue) throw new RequestValidationError([issue, ...(everyInputIssue(request) ?? [])], true);
-    const organizationId = request.actor.organizationId;
     const claim = await this.store.claim(organizationId, key, requestFingerprint(request.method, request.path, request.body));
     switch (claim.kind) {
       case 'mismatch':

@@ -22,7 +22,7 @@ import type {
   IEndStateQuery,
   IEndStateResult,
   IFlipTranslatorPresenceQuery,
-  IInsertRoomQuery,
+  IInsertRoomsQuery,
   ILiveNameTakenQuery,
   ILiveRoomIdQuery,
   ILiveRoomQuery,
@@ -39,8 +39,6 @@ import type {
   ISetModeQuery,
   ISettlingDueQuery,
 } from './rooms.repository.types';
-
-const UNIQUE_VIOLATION = '23505';
 
 /** A room and one of its participants (or none) as read. */
 type RoomViewRowColumns = Narrowed<
@@ -96,8 +94,15 @@ export type RoomEndState = Narrowed<IEndStateResult, { status: RoomStatus }>;
 const LIVE_NAME_TAKEN = sql<ILiveNameTakenQuery>`SELECT EXISTS (SELECT 1 FROM rooms WHERE organization_id = $organizationId! AND name = $name! AND status <> 'ended')
   AS "taken!"`;
 
-const INSERT_ROOM = sql<IInsertRoomQuery>`INSERT INTO rooms (id, organization_id, name, livekit_name, sid, streaming_mode, created_by_user_id)
-  VALUES ($id!, $organizationId!, $name!, $livekitName!, $sid, $streamingMode, $createdByUserId!)`;
+// In the order given, so of two rooms of one name the first is kept; a room whose name a live room
+// holds (or any other unique key) is left out. A JSON array: `sid` and `streaming_mode` may be null.
+const INSERT_ROOMS = sql<IInsertRoomsQuery>`INSERT INTO rooms (id, organization_id, name, livekit_name, sid, streaming_mode, created_by_user_id)
+  SELECT r.id, r.organization_id, r.name, r.livekit_name, r.sid, r.streaming_mode, r.created_by_user_id
+  FROM ROWS FROM (jsonb_to_recordset($rooms!::jsonb) AS (id uuid, organization_id uuid, name text, livekit_name text, sid text,
+    streaming_mode text, created_by_user_id uuid)) WITH ORDINALITY AS r
+  ORDER BY r.ordinality
+  ON CONFLICT DO NOTHING
+  RETURNING id AS "id!"`;
 
 // Ordered at the precision shown (milliseconds), ties by id; index rooms_organization_newest_ms.
 const ROOM_PAGE = sql<IRoomPageQuery>`SELECT r.id, r.name, r.sid, r.status, r.streaming_mode, r.started_at, r.ended_at,
@@ -146,15 +151,22 @@ export class RoomsRepository {
     return row.taken;
   }
 
-  /** Inserts the room; false (nothing inserted) when a live room of the organization has its name. */
-  async insert(room: NewRoom, tx: Tx): Promise<boolean> {
-    try {
-      await tx.rows(INSERT_ROOM, room);
-      return true;
-    } catch (error) {
-      if ((error as { code?: string }).code === UNIQUE_VIOLATION) return false;
-      throw error;
-    }
+  /**
+   * Inserts the rooms in one statement; the ids of those inserted. A room is left out when a live room
+   * of its organization has its name (one committed, or one earlier in `rooms`).
+   */
+  async insert(rooms: NewRoom[], tx: Tx): Promise<Set<string>> {
+    if (rooms.length === 0) return new Set();
+    const rows = rooms.map((room) => ({
+      id: room.id,
+      organization_id: room.organizationId,
+      name: room.name,
+      livekit_name: room.livekitName,
+      sid: room.sid,
+      streaming_mode: room.streamingMode,
+      created_by_user_id: room.createdByUserId,
+    }));
+    return new Set((await tx.rows(INSERT_ROOMS, { rooms: JSON.stringify(rows) })).map((row) => row.id));
   }
 
   /** One page of the organization's rooms (of one status, when given), newest first; `limit + 1` rows tell whether more exist. */

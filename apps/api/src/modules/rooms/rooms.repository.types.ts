@@ -3,6 +3,8 @@ export type DateOrString = Date | string;
 
 export type DateOrStringArray = (DateOrString)[];
 
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
 export type booleanArray = (boolean)[];
 
 export type numberArray = (number)[];
@@ -97,24 +99,20 @@ export interface ILiveNameTakenQuery {
   result: ILiveNameTakenResult;
 }
 
-/** 'InsertRoom' parameters type */
-export interface IInsertRoomParams {
-  createdByUserId: string;
-  id: string;
-  livekitName: string;
-  name: string;
-  organizationId: string;
-  sid?: string | null | void;
-  streamingMode?: string | null | void;
+/** 'InsertRooms' parameters type */
+export interface IInsertRoomsParams {
+  rooms: Json;
 }
 
-/** 'InsertRoom' return type */
-export type IInsertRoomResult = void;
+/** 'InsertRooms' return type */
+export interface IInsertRoomsResult {
+  id: string;
+}
 
-/** 'InsertRoom' query type */
-export interface IInsertRoomQuery {
-  params: IInsertRoomParams;
-  result: IInsertRoomResult;
+/** 'InsertRooms' query type */
+export interface IInsertRoomsQuery {
+  params: IInsertRoomsParams;
+  result: IInsertRoomsResult;
 }
 
 /** 'RoomPage' parameters type */
