@@ -20,6 +20,7 @@ import { LiveKitReconciliation1764500000000 } from './1764500000000-LiveKitRecon
 import { Teams1764600000000 } from './1764600000000-Teams';
 import { AuditLog1764610000000 } from './1764610000000-AuditLog';
 import { OpenConnectionsByOrganization1764700000000 } from './1764700000000-OpenConnectionsByOrganization';
+import { TranscriptCommittedWords1764900000000 } from './1764900000000-TranscriptCommittedWords';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   Teams1764600000000,
   AuditLog1764610000000,
   OpenConnectionsByOrganization1764700000000,
+  TranscriptCommittedWords1764900000000,
 ];
