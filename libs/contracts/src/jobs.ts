@@ -110,6 +110,13 @@ export interface TranscriptSegmentReport {
   translation: { language: string; text: string } | null;
   startedAt: string;
   endedAt: string;
+  /**
+   * Simultaneous mode, when chunks of the utterance were translated while it was said: the words sent
+   * to translation (in order: what the listener heard translated) and those of them the final
+   * recognition (`text`) replaced or dropped. Absent when the utterance was translated whole (sentence
+   * mode, hosted recognizers) and from agents older than the field.
+   */
+  committed?: { text: string; revisedWords: string[] };
 }
 
 export type TranslatorEventJob =

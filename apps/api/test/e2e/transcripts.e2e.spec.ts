@@ -137,6 +137,7 @@ describe('Transcripts', () => {
             translation: { language: 'es', text: 'hola a todos' },
             started_at: at(1_000),
             ended_at: at(2_000),
+            committed: null,
           },
           {
             id: 'bob-1',
@@ -146,6 +147,7 @@ describe('Transcripts', () => {
             translation: { language: 'en', text: 'good morning' },
             started_at: at(1_500),
             ended_at: at(2_500),
+            committed: null,
           },
           {
             id: 'alice-2',
@@ -155,6 +157,7 @@ describe('Transcripts', () => {
             translation: null,
             started_at: at(3_000),
             ended_at: at(4_000),
+            committed: null,
           },
         ],
         limit: 50,
@@ -164,6 +167,38 @@ describe('Transcripts', () => {
       const page = await transcript(org, room.id, '?limit=1&offset=1');
       expect(page.body.items.map((s: { id: string }) => s.id)).toEqual(['bob-1']);
       expect(page.body.next_offset).toBe(2);
+    });
+
+    it('say which words were translated while spoken and which of them the final recognition revised', async () => {
+      const org = await createOrganization(h.t);
+      const room = await createRoom(h, org);
+      await report(
+        segment(room, {
+          segmentId: 'revised-1',
+          startedAt: at(1_000),
+          text: 'had he married',
+          translation: { language: 'es', text: 'Addie casado' },
+          committed: { text: 'addie married', revisedWords: ['addie'] },
+        }),
+      );
+      await report(segment(room, { segmentId: 'kept-2', startedAt: at(2_000), committed: { text: 'hello everyone', revisedWords: [] } }));
+      // An agent older than the field, and one whose committed words are malformed: the line is stored without them.
+      await report(segment(room, { segmentId: 'whole-3', startedAt: at(3_000) }));
+      await report(segment(room, { segmentId: 'bad-4', startedAt: at(4_000), committed: { text: '', revisedWords: [7] } as never }));
+      await translatorEventsDrained(h.t);
+
+      const items = (await transcript(org, room.id).expect(200)).body.items as { id: string; text: string; committed: unknown }[];
+      expect(items.map((s) => [s.id, s.text, s.committed])).toEqual([
+        ['revised-1', 'had he married', { text: 'addie married', revised_words: ['addie'], revised: true }],
+        ['kept-2', 'hello everyone', { text: 'hello everyone', revised_words: [], revised: false }],
+        ['whole-3', 'hello everyone', null],
+        ['bad-4', 'hello everyone', null],
+      ]);
+      const [row] = (await h.t.db.query(
+        `SELECT committed_text, revised_words FROM transcript_segments WHERE room_id = $1 AND segment_id = 'revised-1'`,
+        [room.id],
+      )) as { committed_text: string; revised_words: string[] }[];
+      expect(row).toEqual({ committed_text: 'addie married', revised_words: ['addie'] });
     });
 
     it('orders segments that start in the same millisecond by id', async () => {

@@ -93,6 +93,25 @@ describe('TranscriptsRepository', () => {
     expect(await transcripts.store([record(room, 'on', 0)], autocommit(database))).toEqual(new Set([`${room} on`]));
   });
 
+  it('keeps the words committed to translation and those revised, within one batch beside segments without them', async () => {
+    const owner = await rows.organization();
+    const room = await rows.room(owner);
+    await transcripts.store(
+      [
+        record(room, 'revised', 0, { text: 'had he married', committed: { text: 'addie married', revisedWords: ['addie'] } }),
+        record(room, 'whole', 10),
+        record(room, 'kept', 20, { text: 'he said so', committed: { text: 'he said so', revisedWords: [] } }),
+      ],
+      autocommit(database),
+    );
+    const page = await transcripts.page(owner.organizationId, room, { limit: 10, offset: 0 });
+    expect(page.map((s) => [s.id, s.committed])).toEqual([
+      ['revised', { text: 'addie married', revised_words: ['addie'], revised: true }],
+      ['whole', null],
+      ['kept', { text: 'he said so', revised_words: [], revised: false }],
+    ]);
+  });
+
   it('settings: the defaults until saved, then what was saved, per organization', async () => {
     const [a, b] = [await rows.organization(), await rows.organization()];
     expect(await transcripts.settings(a.organizationId)).toEqual({ store: true, retentionDays: 30 });
@@ -130,6 +149,7 @@ describe('TranscriptsRepository', () => {
       translation: null,
       started_at: new Date(t0 + 1_000),
       ended_at: new Date(t0 + 1_500),
+      committed: null,
     });
     expect(await transcripts.all(other.organizationId, room)).toEqual([]);
     expect(await transcripts.page(other.organizationId, room, { limit: 10, offset: 0 })).toEqual([]);

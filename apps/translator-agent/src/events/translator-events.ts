@@ -18,6 +18,7 @@ export function segmentReport(session: { roomId: string; livekitRoom: string }, 
     translation: s.translation ? { language: s.translation.language, text: s.translation.text } : null,
     startedAt: new Date(s.startedAt).toISOString(),
     endedAt: new Date(s.endedAt).toISOString(),
+    ...(s.committed ? { committed: { text: s.committed.text, revisedWords: [...s.committed.revisedWords] } } : {}),
   };
 }
 

@@ -23,6 +23,11 @@ export class EspeakTTS extends tts.TTS {
     private readonly command = 'espeak-ng',
     /** Times eSpeak NG's normal rate (175 words per minute). */
     readonly speed = 1,
+    /**
+     * The pause eSpeak NG leaves after the text (≈ 0.3 s at its normal rate): false for simultaneous
+     * mode's pieces (`-z`), which continue one another; the speech then ends with its last word.
+     */
+    readonly finalPause = true,
   ) {
     super(sampleRate, 1, { streaming: false });
   }
@@ -51,9 +56,9 @@ class EspeakStream extends tts.ChunkedStream {
 
   protected async run(): Promise<void> {
     const requestId = `espeak-${Date.now().toString(36)}`;
-    const child = spawn(this.command, ['-v', this.engine.voice, '-s', String(Math.round(ESPEAK_WPM * this.engine.speed)), '--stdout'], {
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
+    const rate = String(Math.round(ESPEAK_WPM * this.engine.speed));
+    const pause = this.engine.finalPause ? [] : ['-z'];
+    const child = spawn(this.command, ['-v', this.engine.voice, '-s', rate, ...pause, '--stdout'], { stdio: ['pipe', 'pipe', 'ignore'] });
     const onAbort = () => child.kill();
     this.abortSignal.addEventListener('abort', onAbort);
     const exited = new Promise<number | null>((resolve, reject) => {

@@ -216,7 +216,10 @@ describe('npm run -s translate:file', () => {
         translation: { language: 'es', text: result.translation },
         startedAt: expect.any(String),
         endedAt: expect.any(String),
+        // Simultaneous timing (the local recognizer's default): the words heard translated, and those revised.
+        committed: { text: result.committed_text, revisedWords: expect.any(Array) },
       });
+      expect(report.committed?.revisedWords).toHaveLength(result.revised_words as number);
       expect(jobs[0]!.id).toBe(`${report.segmentId.replace(/-1$/, '')}.segment.${report.segmentId}`);
       // Paced as a microphone: the words' wall-clock bounds, inside the run, in order.
       expect(started).toBeLessThan(Date.parse(report.startedAt));

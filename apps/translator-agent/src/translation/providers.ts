@@ -118,7 +118,7 @@ export function createSpeechProviders(
       break;
   }
 
-  const makeTts = (language: string, speed: number): tts.TTS => {
+  const makeTts = (language: string, speed: number, simultaneous: boolean): tts.TTS => {
     switch (config.tts) {
       case 'openai': {
         const c = requireConfig(config.openai, 'OpenAI');
@@ -134,7 +134,7 @@ export function createSpeechProviders(
         });
       }
       case 'local':
-        return sentences(wrapTts(new EspeakTTS(language, outputSampleRate, undefined, speed)));
+        return sentences(wrapTts(new EspeakTTS(language, outputSampleRate, undefined, speed, !simultaneous)));
     }
   };
 
@@ -153,13 +153,14 @@ export function createSpeechProviders(
     label: `stt=${config.stt} translation=${config.translation} tts=${config.tts}`,
     stt: (languages) => makeStt(languages),
     translator,
-    tts: (language, speed = 1) => {
-      // Only the local voice speeds up; a hosted one is asked at its normal rate.
-      const rate = config.tts === 'local' ? speed : 1;
-      const key = `${language}@${rate}`;
+    tts: (language, simultaneous) => {
+      // Only the local voice speeds up and leaves out its pause; a hosted one is asked as it speaks.
+      const local = config.tts === 'local' && simultaneous !== undefined;
+      const rate = local ? simultaneous.speed : 1;
+      const key = `${language}@${rate}${local ? '+' : ''}`;
       let engine = ttsByLanguage.get(key);
       if (!engine) {
-        engine = makeTts(language, rate);
+        engine = makeTts(language, rate, local);
         engine.on('error', (error) => onError('tts', error.error, error.recoverable));
         ttsByLanguage.set(key, engine);
       }

@@ -1,4 +1,5 @@
 import { initializeLogger, stt, voice } from '@livekit/agents';
+import { segmentReport } from '../events/translator-events';
 import { endOfSpeech, final, interim, SAMPLE_RATE, startOfSpeech } from '../../test/support/fakes';
 import { backlogOfFour, harness, observed, seconds } from '../../test/support/speaker-pipeline-harness';
 
@@ -257,6 +258,11 @@ describe('SpeakerPipeline in simultaneous mode: words the final recognition did 
       }),
     ]);
     expect(revised).toEqual(['de>en 1']);
+    // The report the API stores says it too: the words heard translated and the one the transcript does not keep.
+    const report = segmentReport({ roomId: 'room-1', livekitRoom: 'lk-room-1' }, h.recorded.segments[0]!, new Date(0));
+    expect(report).toEqual(
+      expect.objectContaining({ text: 'Eins drei vier', committed: { text: 'Eins zwei vier', revisedWords: ['zwei'] } }),
+    );
   });
 
   it('marks a segment whose translated words the final recognition all kept as not revised, and counts nothing', async () => {
@@ -293,5 +299,6 @@ describe('SpeakerPipeline in simultaneous mode: words the final recognition did 
     await h.finish();
     expect(h.recorded.segments).toHaveLength(1);
     expect(h.recorded.segments[0]).not.toHaveProperty('committed');
+    expect(segmentReport({ roomId: 'room-1', livekitRoom: 'lk-room-1' }, h.recorded.segments[0]!)).not.toHaveProperty('committed');
   });
 });

@@ -49,10 +49,13 @@ export class SpeechPacer {
 
   constructor(private readonly options: SpeechPacingOptions) {}
 
-  /** Simultaneous speech that will start behind its words (after what the track still has to play) is spoken faster. */
-  speedFor(u: Utterance): number {
+  /**
+   * Simultaneous mode: how a piece is spoken (faster when it will start behind its words, after what the
+   * track still has to play); null in sentence mode (as the voice speaks).
+   */
+  deliveryFor(u: Utterance): { speed: number } | null {
     const { simultaneous, now } = this.options;
-    return simultaneous ? catchUpSpeed(Math.max(this.speakingUntil, now()) - u.endOfSpeechAt) : 1;
+    return simultaneous ? { speed: catchUpSpeed(Math.max(this.speakingUntil, now()) - u.endOfSpeechAt) } : null;
   }
 
   /** The frames of an utterance's synthesis as the track plays them; none if it would start too late. */

@@ -9,10 +9,12 @@ export interface SpeechProviders {
   stt(languages: string[]): stt.STT;
   translator: TextTranslator;
   /**
-   * Streaming synthesis in this language (a provider's own, or a sentence-level StreamAdapter), `speed`
-   * times faster than its normal rate where the engine can (the local one); others ignore it.
+   * Streaming synthesis in this language (a provider's own, or a sentence-level StreamAdapter). With
+   * `simultaneous`, the pieces of simultaneous mode, where the engine can (the local one; hosted voices
+   * ignore it): `speed` times faster than its normal rate, and without the pause a voice leaves after a
+   * sentence, since the next piece continues the same speech and the speaker's own pauses are heard.
    */
-  tts(language: string, speed?: number): tts.TTS;
+  tts(language: string, simultaneous?: { speed: number }): tts.TTS;
   /** Whether speech in `source` can be translated into `target`. */
   supports(source: string, target: string): boolean;
   /** Why not, when `supports` says no: the missing engine and the env that selects a hosted provider for it. */

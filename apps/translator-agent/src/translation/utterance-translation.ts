@@ -51,11 +51,11 @@ export class UtteranceTranslation {
     let pending = '';
     let translated = '';
 
-    const speed = pacer.speedFor(u);
+    const delivery = pacer.deliveryFor(u);
     const startSpeaking = (to: string): tts.SynthesizeStream | null => {
       source ??= roomLanguages.find((code) => code !== to) ?? null;
       if (!speak) return null;
-      const stream = (speed > 1 ? providers.tts(to, speed) : providers.tts(to)).stream();
+      const stream = (delivery ? providers.tts(to, delivery) : providers.tts(to)).stream();
       playing = outputs.play(
         to,
         pacer.frames(stream, source ?? '?', to, u, () => synthesisStartedAt),

@@ -251,6 +251,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     translation: { language: 'de', text: 'sollen wir mit dem Budget beginnen' },
     started_at: '2026-03-02T09:01:12.480Z',
     ended_at: '2026-03-02T09:01:15.020Z',
+    committed: { text: 'shall we start with the budge', revised_words: ['budge'], revised: true },
   },
   TranscriptSettingsDto: { store: true, retention_days: 30 },
   TranscriptSettingsView: { store: true, retention_days: 30 },

@@ -21,6 +21,7 @@ import { Teams1764600000000 } from './1764600000000-Teams';
 import { AuditLog1764610000000 } from './1764610000000-AuditLog';
 import { EventLog1764800000000 } from './1764800000000-EventLog';
 import { OpenConnectionsByOrganization1764700000000 } from './1764700000000-OpenConnectionsByOrganization';
+import { TranscriptCommittedWords1764900000000 } from './1764900000000-TranscriptCommittedWords';
 
 /** Every migration, oldest first. A landed migration is never edited; a change is a new one. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   AuditLog1764610000000,
   OpenConnectionsByOrganization1764700000000,
   EventLog1764800000000,
+  TranscriptCommittedWords1764900000000,
 ];

@@ -1,9 +1,13 @@
 import type { TranscriptSegmentReport } from '@app/contracts';
 import { Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
-import { TranscriptsRepository, type SegmentRecord } from './transcripts.repository';
+import { TranscriptsRepository, type CommittedWords, type SegmentRecord } from './transcripts.repository';
 
 const MAX_TEXT = 10_000;
+const MAX_REVISED_WORDS = 1_000;
+
+const text = (value: unknown, max: number): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= max && !value.includes('\u0000');
 
 /**
  * Stores the translator's segment reports: once per room and segment id (a re-sent job, a retried
@@ -28,8 +32,6 @@ function recordOf(report: TranscriptSegmentReport): SegmentRecord | null {
   const startedAt = new Date(report.startedAt);
   const endedAt = new Date(report.endedAt);
   const translation = report.translation;
-  const text = (value: unknown, max: number) =>
-    typeof value === 'string' && value.length > 0 && value.length <= max && !value.includes('\u0000');
   if (
     !isUUID(report.roomId) ||
     typeof report.livekitRoom !== 'string' ||
@@ -53,5 +55,18 @@ function recordOf(report: TranscriptSegmentReport): SegmentRecord | null {
     translation: translation === null ? null : { language: translation.language, text: translation.text },
     startedAt,
     endedAt: endedAt < startedAt ? startedAt : endedAt,
+    committed: committedOf(report.committed),
   };
+}
+
+/**
+ * The committed words as stored: absent (an older agent, or an utterance translated whole) or malformed
+ * is null, and the segment is stored without them: they qualify its translation, they are not the line.
+ */
+function committedOf(committed: unknown): CommittedWords | null {
+  if (typeof committed !== 'object' || committed === null) return null;
+  const { text: said, revisedWords } = committed as { text?: unknown; revisedWords?: unknown };
+  if (!text(said, MAX_TEXT) || !Array.isArray(revisedWords) || revisedWords.length > MAX_REVISED_WORDS) return null;
+  if (!revisedWords.every((word) => text(word, 200))) return null;
+  return { text: said, revisedWords: revisedWords as string[] };
 }

@@ -42,6 +42,19 @@ export class TranscriptSegmentView {
   translation!: { language: string; text: string } | null;
   @ApiProperty({ format: 'date-time', description: 'Wall-clock start of the utterance (UTC, milliseconds)' }) started_at!: Date;
   @ApiProperty({ format: 'date-time', description: 'Wall-clock end of the utterance (UTC, milliseconds)' }) ended_at!: Date;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    required: ['text', 'revised_words', 'revised'],
+    properties: {
+      text: { type: 'string', example: 'shall we start with the budge' },
+      revised_words: { type: 'array', items: { type: 'string' }, example: ['budge'] },
+      revised: { type: 'boolean', example: true },
+    },
+    description:
+      'Simultaneous translation: the words sent to translation while the speaker went on, in order (what the other language heard translated), and those of them the final recognition (`text`) replaced or dropped; `revised` is true when there are any. null when the utterance was translated whole, after its end (sentence mode, hosted recognizers), and for segments stored before this field',
+  })
+  committed!: { text: string; revised_words: string[]; revised: boolean } | null;
 }
 
 export class TranscriptSettingsDto {

@@ -32,6 +32,13 @@ export interface SegmentRecord extends TranscriptSegment {
   /** The room's LiveKit name as the reporter knows it; empty when it knows only the room id (file reports). */
   livekitRoom: string;
   segmentId: string;
+  /** Simultaneous mode: the words sent to translation while it was said, and those the final recognition revised. */
+  committed?: CommittedWords | null;
+}
+
+export interface CommittedWords {
+  text: string;
+  revisedWords: string[];
 }
 
 /** A stored segment as the API shows it. */
@@ -43,6 +50,7 @@ export interface StoredSegment {
   translation: { language: string; text: string } | null;
   started_at: Date;
   ended_at: Date;
+  committed: { text: string; revised_words: string[]; revised: boolean } | null;
 }
 
 /** The room a transcript belongs to. */
@@ -65,14 +73,18 @@ const SAVE_SETTINGS = sql<ISaveSettingsQuery>`INSERT INTO transcript_settings (o
  * Stores segments of open transcripts once per (room, segment id). The room row is read FOR SHARE:
  * closing a transcript (an UPDATE of that row) waits for the inserts already under way and every
  * later insert sees it closed, so no segment lands after `transcript.ready` counted them. Nothing
- * is written for an organization that turned storing off.
+ * is written for an organization that turned storing off. The revised words travel as jsonb: an array
+ * of text arrays cannot be passed as one parameter.
  */
 const STORE_SEGMENTS = sql<IStoreSegmentsQuery>`INSERT INTO transcript_segments (organization_id, room_id, segment_id, participant_identity, language, text,
-                                     translation_language, translation_text, started_at, ended_at)
-         SELECT r.organization_id, r.id, s.segment_id, s.identity, s.language, s.text, s.translation_language, s.translation_text, s.started_at, s.ended_at
+                                     translation_language, translation_text, started_at, ended_at, committed_text, revised_words)
+         SELECT r.organization_id, r.id, s.segment_id, s.identity, s.language, s.text, s.translation_language, s.translation_text, s.started_at, s.ended_at,
+                s.committed_text, CASE WHEN s.revised_words IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_array_elements_text(s.revised_words)) END
            FROM unnest($roomIds!::uuid[], $livekitRooms!::text[], $segmentIds!::text[], $identities!::text[], $languages!::text[], $texts!::text[],
-                       $translationLanguages!::text[], $translationTexts!::text[], $startedAts!::timestamptz[], $endedAts!::timestamptz[])
-                  AS s(room_id, livekit_room, segment_id, identity, language, text, translation_language, translation_text, started_at, ended_at)
+                       $translationLanguages!::text[], $translationTexts!::text[], $startedAts!::timestamptz[], $endedAts!::timestamptz[],
+                       $committedTexts!::text[], $revisedWords!::jsonb[])
+                  AS s(room_id, livekit_room, segment_id, identity, language, text, translation_language, translation_text, started_at, ended_at,
+                       committed_text, revised_words)
            JOIN rooms r ON r.id = s.room_id AND (s.livekit_room = '' OR r.livekit_name = s.livekit_room)
            LEFT JOIN transcript_settings t ON t.organization_id = r.organization_id
           WHERE r.transcript_closed_at IS NULL AND coalesce(t.store, true)
@@ -82,7 +94,8 @@ const STORE_SEGMENTS = sql<IStoreSegmentsQuery>`INSERT INTO transcript_segments 
 
 const ROOM = sql<IRoomQuery>`SELECT r.id, r.name, r.started_at, r.ended_at FROM rooms r WHERE r.id = $roomId! AND r.organization_id = $organizationId!`;
 
-const PAGE = sql<IPageQuery>`SELECT segment_id, participant_identity, language, text, translation_language, translation_text, started_at, ended_at
+const PAGE = sql<IPageQuery>`SELECT segment_id, participant_identity, language, text, translation_language, translation_text, started_at, ended_at,
+       committed_text, revised_words
   FROM transcript_segments WHERE room_id = $roomId! AND organization_id = $organizationId!
   ORDER BY started_at, segment_id LIMIT $limit!::bigint OFFSET $offset!::bigint`;
 
@@ -126,6 +139,10 @@ const toSegment = (row: IPageResult): StoredSegment => ({
   translation: row.translation_language === null ? null : { language: row.translation_language, text: row.translation_text ?? '' },
   started_at: row.started_at,
   ended_at: row.ended_at,
+  committed:
+    row.committed_text === null
+      ? null
+      : { text: row.committed_text, revised_words: row.revised_words ?? [], revised: (row.revised_words ?? []).length > 0 },
 });
 
 interface PendingSegment {
@@ -183,6 +200,8 @@ export class TranscriptsRepository {
       translationTexts: withNulls(column((s) => s.translation?.text ?? null)),
       startedAts: column((s) => s.startedAt),
       endedAts: column((s) => s.endedAt),
+      committedTexts: withNulls(column((s) => s.committed?.text ?? null)),
+      revisedWords: withNulls(column((s) => (s.committed ? JSON.stringify(s.committed.revisedWords) : null))),
     });
     return new Set(rows.map((row) => `${row.room_id} ${row.segment_id}`));
   }

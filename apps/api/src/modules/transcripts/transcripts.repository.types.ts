@@ -3,6 +3,10 @@ export type DateOrString = Date | string;
 
 export type DateOrStringArray = (DateOrString)[];
 
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export type JsonArray = (Json)[];
+
 export type stringArray = (string)[];
 
 /** 'Settings' parameters type */
@@ -40,10 +44,12 @@ export interface ISaveSettingsQuery {
 
 /** 'StoreSegments' parameters type */
 export interface IStoreSegmentsParams {
+  committedTexts: stringArray;
   endedAts: DateOrStringArray;
   identities: stringArray;
   languages: stringArray;
   livekitRooms: stringArray;
+  revisedWords: JsonArray;
   roomIds: stringArray;
   segmentIds: stringArray;
   startedAts: DateOrStringArray;
@@ -94,9 +100,11 @@ export interface IPageParams {
 
 /** 'Page' return type */
 export interface IPageResult {
+  committed_text: string | null;
   ended_at: Date;
   language: string;
   participant_identity: string;
+  revised_words: stringArray | null;
   segment_id: string;
   started_at: Date;
   text: string;
