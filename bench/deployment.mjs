@@ -76,6 +76,8 @@ export async function startDeployment({ stamp, compareRef, profiling, cleanups }
     LIVEKIT_RECONCILE_SECONDS: '86400',
     // The key-creation row creates keys for as long as it runs.
     MAX_ACTIVE_API_KEYS_PER_ORGANIZATION: '10000000',
+    // The event stream rows open 100 streams on one organization too: the fan-out's worst case.
+    EVENT_STREAMS_PER_ORGANIZATION: '100',
   };
   // No LiveKit server can be reached here: the API talks to the protocol double of the tests.
   const livekit = startChild('LiveKit double', ['-r', '@swc-node/register', 'bench/livekit-double-server.ts'], env);
@@ -87,25 +89,7 @@ export async function startDeployment({ stamp, compareRef, profiling, cleanups }
     livekit.exited.then(() => reject(new Error(`LiveKit double exited:\n${livekit.output()}`)));
   });
   await run(process.execPath, [path.join(DIST, 'database/migrate.js')], env);
-  const created = await run(
-    process.execPath,
-    [
-      path.join(DIST, 'cli/main.js'),
-      'org:create',
-      '--name',
-      'Bench Org',
-      '--email',
-      'bench@example.com',
-      '--first-name',
-      'Bench',
-      '--last-name',
-      'User',
-    ],
-    env,
-  );
-  const { organization_id: organizationId, user_id: userId, api_key: apiKey } = JSON.parse(created.trim().split('\n').pop());
-  if (!apiKey || !userId) throw new Error(`org:create printed no api_key/user_id: ${created}`);
-  await run(process.execPath, [path.join(DIST, 'cli/main.js'), 'credit:grant', '--org', organizationId, '--cents', '100000000'], env);
+  const { organization_id: organizationId, user_id: userId, api_key: apiKey } = await createOrganization(env, 'Bench Org', 'bench');
 
   const apiPort = await freePort();
   // Deployed as in `npm run dev`: the API answers requests, a worker process applies queued events,
@@ -150,4 +134,18 @@ export async function startDeployment({ stamp, compareRef, profiling, cleanups }
     `API on ${baseUrl}, baseline on ${baselineUrl}; ${DURATION}s each in ${ROUNDS} rounds after ${WARMUP}s warm-up, ${CONNECTIONS} connections`,
   );
   return { env, api, worker, baseline, compared, baseUrl, baselineUrl, apiKey, organizationId, userId, databaseUrl, profileDir };
+}
+
+/** An organization made by the CLI, as an operator would (`org:create`, then `credit:grant`): its ids and API key. */
+export async function createOrganization(env, name, emailName) {
+  const cli = path.join(DIST, 'cli/main.js');
+  const created = await run(
+    process.execPath,
+    [cli, 'org:create', '--name', name, '--email', `${emailName}@example.com`, '--first-name', 'Bench', '--last-name', 'User'],
+    env,
+  );
+  const organization = JSON.parse(created.trim().split('\n').pop());
+  if (!organization.api_key || !organization.user_id) throw new Error(`org:create printed no api_key/user_id: ${created}`);
+  await run(process.execPath, [cli, 'credit:grant', '--org', organization.organization_id, '--cents', '100000000'], env);
+  return organization;
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { formatAttackRow, measureAttack } from './attack.mjs';
-import { startDeployment } from './deployment.mjs';
+import { createOrganization, startDeployment } from './deployment.mjs';
 import { makeFetchJson, measureSides, profileRow, requestOptions, target } from './load.mjs';
 import { children, log, run, stopChild } from './processes.mjs';
 import {
@@ -16,12 +16,15 @@ import {
   DURATION,
   POOL_SIZE,
   ROUNDS,
+  STREAM_ORGANIZATIONS,
+  STREAM_RATE,
+  STREAMS,
   TARGET_WEBHOOK_RATE,
   WARMUP,
   WEBHOOK_RATE,
   WEBHOOK_WARMUP_ROOMS,
 } from './settings.mjs';
-import { formatCompareTable, formatLatencyRows, formatTable, formatWebhookTables } from './tables.mjs';
+import { formatCompareTable, formatLatencyRows, formatStreamRows, formatTable, formatWebhookTables } from './tables.mjs';
 
 /** The translator's tables (bench/translator.ts): parallel speaker streams against the worker's capacity, WER and latency per clip. */
 async function translatorRow() {
@@ -58,6 +61,38 @@ async function reconcileRows() {
   return r.pass ? 0 : 1;
 }
 
+/**
+ * The event stream rows (BENCH_ONLY=streams): STREAMS streams open while the webhook rows' events commit through
+ * the real path, spread over STREAM_ORGANIZATIONS organizations (made here), then all on one (the fan-out's worst
+ * case: every event written to every stream), at STREAM_RATE LiveKit events/s offered and as fast as the API
+ * answers. Each run starts with a small unmeasured one in the same harness processes. Returns 1 when a stream
+ * lost, doubled or reordered an event (a latency miss shows as FAIL and leaves the exit code 0).
+ */
+async function streamRows(env, measureWebhooks) {
+  const spread = [];
+  for (let i = 2; i <= STREAM_ORGANIZATIONS; i++) {
+    const { organization_id, api_key } = await createOrganization(env, `Bench Org ${i}`, `bench${i}`);
+    spread.push({ organization_id, api_key });
+  }
+  const perOrganization = STREAMS / STREAM_ORGANIZATIONS;
+  const runs = [
+    [`${STREAMS} streams, ${STREAM_ORGANIZATIONS} organizations × ${perOrganization}`, { BENCH_ORGANIZATIONS: JSON.stringify(spread) }],
+    [`${STREAMS} streams on one organization`, {}],
+  ].flatMap(([name, extraEnv]) => [
+    [`${name}, ${STREAM_RATE} LiveKit events/s offered`, { ...extraEnv, BENCH_WEBHOOK_RATE: String(STREAM_RATE) }],
+    [`${name}, sent as fast as the API answers`, extraEnv],
+  ]);
+  const rows = [];
+  for (const [name, extraEnv] of runs) {
+    log(`measuring event streams: ${name}`);
+    const result = await measureWebhooks({ ...extraEnv, BENCH_STREAMS: String(STREAMS), BENCH_WEBHOOK_WARMUP_ROOMS: '20' });
+    rows.push({ name, result });
+  }
+  process.stdout.write(formatStreamRows(rows));
+  const broken = rows.some(({ result: { streams: s } }) => !s || s.lost + s.doubled + s.foreign + s.outOfOrder > 0);
+  return broken ? 1 : 0;
+}
+
 async function main() {
   if (process.env.BENCH_ONLY && 'translator'.includes(process.env.BENCH_ONLY)) return translatorRow();
   if (process.env.BENCH_ONLY && 'transcripts'.includes(process.env.BENCH_ONLY)) return transcriptRows();
@@ -68,6 +103,7 @@ async function main() {
   const { SCENARIOS } = await import(scenarioModule);
   const compareRef = process.env.BENCH_COMPARE || null;
   const latencyOnly = process.env.BENCH_ONLY === 'webhook-latency';
+  const streamsOnly = process.env.BENCH_ONLY === 'streams';
   const webhooksOnly = process.env.BENCH_ONLY === 'webhooks' || latencyOnly;
   const wanted = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
   const scenarios = SCENARIOS.filter((s) => wanted.length === 0 || wanted.some((part) => s.name.includes(part)));
@@ -75,7 +111,8 @@ async function main() {
   const profiling = process.env.BENCH_PROFILE === '1';
   const runAttack =
     !compareRef && !profiling && !webhooksOnly && (!process.env.BENCH_ONLY || 'hostile bodies'.includes(process.env.BENCH_ONLY));
-  if (scenarios.length === 0 && !runAttack && !webhooksOnly) throw new Error(`No scenario matches BENCH_ONLY="${process.env.BENCH_ONLY}"`);
+  if (scenarios.length === 0 && !runAttack && !webhooksOnly && !streamsOnly)
+    throw new Error(`No scenario matches BENCH_ONLY="${process.env.BENCH_ONLY}"`);
 
   const stamp = Date.now();
   const cleanups = [];
@@ -196,6 +233,7 @@ async function main() {
           .split('\n')
           .pop(),
       );
+    if (streamsOnly) return await streamRows(env, measureWebhooks);
     let webhooks = null;
     let withEndpoints = null;
     if (!latencyOnly) {
@@ -230,6 +268,17 @@ async function main() {
         `${DURATION}s per side in ${ROUNDS} alternating rounds (warm-up ${WARMUP}s), ${CONNECTIONS} connections, pool ${POOL_SIZE}\n\n${formatTable(rows)}\n\n`,
     );
     if (disordered) process.stdout.write(formatWebhookTables(webhooks, withEndpoints, disordered));
+    const streamed = [
+      ['signed LiveKit webhooks', webhooks],
+      ['10 customer endpoints (1 answering after 5 s)', withEndpoints],
+      [`customer webhook latency run, ${WEBHOOK_RATE} LiveKit events/s offered`, atTargetLoad],
+      ['10 % reordered and 10 % sent twice, rooms finished', disordered],
+    ].filter(([, result]) => result?.streams);
+    // BENCH_STREAMS=n: the streams open during each webhook row, judged as the event stream rows are.
+    if (streamed.length > 0)
+      process.stdout.write(
+        formatStreamRows(streamed.map(([name, result]) => ({ name: `${name}, ${result.streams.streams} streams open`, result }))),
+      );
     process.stdout.write(
       `| customer webhooks (9 fast endpoints, 1 answering after 5 s) | deliveries timed | p50 ms | p95 ms | p99 ms | missing | target | pass/fail |\n` +
         `|---|--:|--:|--:|--:|--:|---|---|\n` +
@@ -247,10 +296,11 @@ async function main() {
         '\n',
     );
     if (attack) process.stdout.write(formatAttackRow(attack));
+    const streamsFailed = !process.env.BENCH_ONLY && (await streamRows(env, measureWebhooks)) !== 0;
     if (!process.env.BENCH_ONLY) await translatorRow();
     const transcriptsFailed = !process.env.BENCH_ONLY && (await transcriptRows()) !== 0;
     const reconcileFailed = !process.env.BENCH_ONLY && (await reconcileRows()) !== 0;
-    return rows.some((row) => row.error) || transcriptsFailed || reconcileFailed ? 1 : 0;
+    return rows.some((row) => row.error) || streamsFailed || transcriptsFailed || reconcileFailed ? 1 : 0;
   } finally {
     await cleanup();
   }

@@ -7,7 +7,11 @@
 //      BENCH_SKIP_BUILD=1  use the existing dist/ instead of running `npm run build`
 //      BENCH_ONLY       run only the scenarios whose name contains this, or one of these comma-separated parts ('hostile' for the hostile-body and
 //                       webhook rows, 'webhooks' for the webhook rows alone, 'webhook-latency' for the customer webhook latency
-//                       row at 1,000 events/s alone (after an unmeasured run of 200 rooms in the same harness process, as before it in every run), 'translator', 'transcripts' or 'reconcile' for those rows alone)
+//                       row at 1,000 events/s alone (after an unmeasured run of 200 rooms in the same harness process, as before it in every run), 'streams' for the
+//                       event stream rows alone, 'translator', 'transcripts' or 'reconcile' for those rows alone)
+//      BENCH_STREAMS    event streams open during each webhook row (default none); the event stream rows open this many (default 100)
+//      BENCH_STREAM_ORGANIZATIONS  organizations the first event stream rows spread their rooms and streams over (default 5)
+//      BENCH_STREAM_RATE  LiveKit events/s offered in the paced event stream rows (default 1000)
 //      BENCH_LATENCY_RATE  LiveKit events/s offered in the customer webhook latency row (default 1000, the target's load;
 //                       another rate prints the row without a pass/fail: it shows how the latency follows the load)
 //      BENCH_COMPARE    a git ref (e.g. 08bd919): its production build runs beside this one on the same database
@@ -49,3 +53,9 @@ export const WEBHOOK_WARMUP_ROOMS = 200;
 /** BENCH_COMPARE's target: every request row keeps this share of the compared build's req/s. */
 export const COMPARE_MIN_RATIO = 0.95;
 export const DEFAULT_BASELINE = { method: 'GET', path: '/baseline/users/me' };
+/** The event stream rows: streams open, the organizations the spread rows use, LiveKit events/s offered in the paced ones. */
+export const STREAMS = Math.round(positive('BENCH_STREAMS', 100, true)) || 100;
+export const STREAM_ORGANIZATIONS = Math.round(positive('BENCH_STREAM_ORGANIZATIONS', 5));
+export const STREAM_RATE = positive('BENCH_STREAM_RATE', TARGET_WEBHOOK_RATE);
+/** The event stream rows' target: committed → received p99 at most this, every event on every stream once. */
+export const STREAM_TARGET_P99_MS = 1000;

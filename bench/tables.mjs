@@ -1,6 +1,6 @@
 // The bench's tables: the request rows (alone or against another build), the webhook rows and the
 // customer webhook latency rows, as markdown.
-import { COMPARE_MIN_RATIO } from './settings.mjs';
+import { COMPARE_MIN_RATIO, STREAM_TARGET_P99_MS } from './settings.mjs';
 
 const STAGE_NAMES = {
   sentToStored: 'first join sent → stored (answered 2xx)',
@@ -137,4 +137,51 @@ export function formatLatencyRows(name, w, judged = true) {
       )
       .join('')
   );
+}
+
+/** Whether a webhook run's streams met the target: p99 committed → received, each stream exactly its organization's log. */
+export function streamsPass(w) {
+  const s = w.streams;
+  return (
+    s !== null &&
+    s.p99 !== null &&
+    s.p99 <= STREAM_TARGET_P99_MS &&
+    s.lost + s.doubled + s.foreign + s.outOfOrder + s.behind === 0 &&
+    w.lost + w.doubled + w.rejected === 0
+  );
+}
+
+/** The event stream rows: each a webhook run (LiveKit events through the real path) with streams open. */
+export function formatStreamRows(rows) {
+  const n = (value) => (value === null || value === undefined ? '—' : Math.round(value).toLocaleString('en-US'));
+  const header = [
+    'event streams (signed LiveKit webhooks through the real path)',
+    'LiveKit events; applied/s',
+    'events streamed',
+    'events/s',
+    'deliveries to streams',
+    'deliveries/s',
+    'committed → received p50 / p99 / max ms',
+    'lost / doubled / foreign / out of order / behind',
+    'reconnections; opens refused',
+    'target',
+    'pass/fail',
+  ];
+  const lines = rows.map(({ name, result: w }) => {
+    const s = w.streams;
+    return [
+      name,
+      `${n(w.events)}; ${n(w.appliedPerSecond)}`,
+      n(s?.events),
+      n(s?.eventsPerSecond),
+      n(s?.deliveries),
+      n(s?.deliveriesPerSecond),
+      `${n(s?.p50)} / ${n(s?.p99)} / ${n(s?.max)}`,
+      s ? `${s.lost} / ${s.doubled} / ${s.foreign} / ${s.outOfOrder} / ${s.behind}` : '—',
+      s ? `${s.reconnections}; ${s.refused}` : '—',
+      `p99 ≤ ${STREAM_TARGET_P99_MS} ms, 0 lost, 0 doubled`,
+      streamsPass(w) ? 'pass' : 'FAIL',
+    ];
+  });
+  return `${markdownTable(header, lines, 8)}\n\n`;
 }

@@ -7,16 +7,29 @@
 // every room with room_finished (some leaves fall after it), moves a fraction f of the events to a
 // random later place and sends another f again (same event id), and reports the minutes and cents
 // billed beside what the in-order run bills (computed from the events: each connection to its
-// earliest end).
+// earliest end). BENCH_STREAMS=n opens n event streams (bench/event-streams.ts) before the events are sent
+// and reports, for every event on every stream, committed → received, and whether each stream received
+// exactly its organization's log. BENCH_ORGANIZATIONS (JSON: [{organization_id, api_key}], made by
+// bench/run.mjs) spreads the rooms and the streams over those organizations beside the bench's own.
 import type { Server } from 'node:http';
 import { Client } from 'pg';
 import { participantJoined, participantLeft, roomFinished, liveKitWebhookRequest } from '../apps/api/test/support/livekit-webhooks';
+import { startStreamClients, type StreamClients } from './event-streams';
 import { type Body, sendAtFullSpeed, sendPaced, startReceiver } from './webhook-traffic';
+
+interface Organization {
+  organizationId: string;
+  apiKey: string;
+}
 
 interface Options {
   baseUrl: string;
   apiKey: string;
   databaseUrl: string;
+  /** The bench's organization first; rooms and streams are spread over them all. */
+  organizations: Organization[];
+  /** Event streams open while the events are sent (0: none). */
+  streams: number;
   rooms: number;
   peoplePerRoom: number;
   concurrency: number;
@@ -78,7 +91,7 @@ async function measure(o: Options): Promise<object> {
   for (let r = 0; r < o.rooms; r++) {
     const res = await fetch(`${o.baseUrl}/v1/rooms`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${o.apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${o.organizations[r % o.organizations.length].apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ streaming_mode: 'dual' }),
     });
     if (res.status !== 201) throw new Error(`room creation answered ${res.status}: ${await res.text()}`);
@@ -115,6 +128,15 @@ async function measure(o: Options): Promise<object> {
     }
     disorder(bodies, o.disorder);
   }
+  let streams: StreamClients | null = null;
+  if (o.streams > 0) {
+    const perOrganization = o.streams / o.organizations.length;
+    streams = await startStreamClients({
+      baseUrl: o.baseUrl,
+      databaseUrl: o.databaseUrl,
+      organizations: o.organizations.map((organization) => ({ ...organization, streams: perOrganization })),
+    });
+  }
   const target = new URL(`${o.baseUrl}/v1/webhooks/livekit`);
   const started = Date.now();
   // The first o.rooms bodies are each room's first join: the event that starts it.
@@ -134,6 +156,7 @@ async function measure(o: Options): Promise<object> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const done = Date.now();
+  const streamed = streams ? await streams.finish() : null;
   const { rows } = await db.query<{ connections: number; closed: number; charges: number; minutes: number; cents: number; ledger: number }>(
     `SELECT count(*)::int AS connections, count(left_at)::int AS closed,
             (SELECT count(*)::int FROM ledger_entries WHERE room_id = ANY($1) AND kind = 'charge') AS charges,
@@ -230,6 +253,7 @@ async function measure(o: Options): Promise<object> {
     doubled: rows[0].connections - expected + (rows[0].charges - rows[0].closed),
     customerEndpoints: o.customerEndpoints,
     latency,
+    streams: streamed,
     billing:
       inOrderMinutes === null
         ? null
@@ -271,11 +295,25 @@ async function participantRate(o: Options): Promise<number> {
   return credit.rates.find((r) => r.participant_class === 'participant')!.cents_per_minute;
 }
 
-const [baseUrl, apiKey, databaseUrl] = process.argv.slice(2);
+const [baseUrl, apiKey, databaseUrl, organizationId] = process.argv.slice(2);
+const organizations: Organization[] = [
+  { organizationId, apiKey },
+  ...(JSON.parse(process.env.BENCH_ORGANIZATIONS ?? '[]') as { organization_id: string; api_key: string }[]).map((org) => ({
+    organizationId: org.organization_id,
+    apiKey: org.api_key,
+  })),
+];
+const streamCount = Number(process.env.BENCH_STREAMS ?? 0);
+if (streamCount % organizations.length !== 0)
+  throw new Error(`BENCH_STREAMS=${streamCount} is not a multiple of ${organizations.length} organizations`);
+if (organizations.length > 1 && Number(process.env.BENCH_CUSTOMER_ENDPOINTS ?? 0) > 0)
+  throw new Error('customer endpoints are registered for the bench organization only: BENCH_ORGANIZATIONS spreads rooms without them');
 void main({
   baseUrl,
   apiKey,
   databaseUrl,
+  organizations,
+  streams: streamCount,
   rooms: Number(process.env.BENCH_WEBHOOK_ROOMS ?? 200),
   peoplePerRoom: Number(process.env.BENCH_WEBHOOK_PEOPLE ?? 25),
   concurrency: Number(process.env.BENCH_WEBHOOK_CONCURRENCY ?? 64),
