@@ -58,8 +58,24 @@ describe('ConnectionsRepository', () => {
       autocommit(database),
     );
     expect(first).toEqual([
-      { id: expect.any(Number), roomId: room.id, participantSid: 'PA_a', kind: 'member', identity: 'who-PA_a', joinedAt },
-      { id: expect.any(Number), roomId: room.id, participantSid: 'PA_b', kind: 'translator', identity: 'who-PA_b', joinedAt },
+      {
+        id: expect.any(Number),
+        roomId: room.id,
+        participantSid: 'PA_a',
+        kind: 'member',
+        identity: 'who-PA_a',
+        languages: ['en'],
+        joinedAt,
+      },
+      {
+        id: expect.any(Number),
+        roomId: room.id,
+        participantSid: 'PA_b',
+        kind: 'translator',
+        identity: 'who-PA_b',
+        languages: null,
+        joinedAt,
+      },
     ]);
     expect(
       await connections.open([join('PA_a', { identity: 'someone-else' }), join('PA_c', { languages: ['de', 'en'] })], autocommit(database)),
@@ -114,8 +130,8 @@ describe('ConnectionsRepository', () => {
       autocommit(database),
     );
     expect(closed.sort((x, y) => x.id - y.id)).toEqual([
-      { id: a.id, kind: 'member', identity: 'who-PA_a', joinedAt, leftAt },
-      { id: b.id, kind: 'translator', identity: 'who-PA_b', joinedAt, leftAt },
+      { id: a.id, kind: 'member', identity: 'who-PA_a', languages: ['en'], joinedAt, leftAt },
+      { id: b.id, kind: 'translator', identity: 'who-PA_b', languages: null, joinedAt, leftAt },
     ]);
     const again = await connections.close(
       [{ organizationId: org.organizationId, id: a.id, leftAt: new Date(leftAt.getTime() + 600_000), minutes: 12, cents: 36 }],

@@ -13,6 +13,7 @@ const PERIODS_MS: Record<string, number> = {
   'transcripts.readiness': 5_000,
   'transcripts.retention': 60 * 60_000,
   'audit.retention': 60 * 60_000,
+  'events.retention': 60 * 60_000,
   'idempotency.cleanup': 10 * 60_000,
 };
 const WINDOW_MS = 12_000;
@@ -120,6 +121,7 @@ describe('periodic jobs across three worker processes', () => {
     const before = await runs();
     expect(before['transcripts.retention']).toBe(1);
     expect(before['audit.retention']).toBe(1);
+    expect(before['events.retention']).toBe(1);
     expect(before['idempotency.cleanup']).toBe(1);
 
     await sleep(WINDOW_MS);

@@ -87,7 +87,7 @@ export class EventsController {
       "A ticket that opens one event stream (`GET /v1/events/stream?ticket=…`) as the caller, with the caller's permissions when it is used: single use, valid 60 s. For `EventSource`, which cannot send headers.",
   })
   @ApiCreatedResponse({ type: StreamTicketView })
-  @ApiErrors(401)
+  @ApiErrors(422, 401)
   ticket(@CurrentActor() actor: Actor) {
     return this.tickets.issue(actor);
   }
