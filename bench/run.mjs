@@ -10,6 +10,7 @@ import { formatAttackRow, measureAttack } from './attack.mjs';
 import { createOrganization, startDeployment } from './deployment.mjs';
 import { makeFetchJson, measureSides, profileRow, requestOptions, target } from './load.mjs';
 import { children, log, run, stopChild } from './processes.mjs';
+import { reconcileRows, transcriptRows, translatorRow } from './own-process-rows.mjs';
 import {
   CONNECTIONS,
   DEFAULT_BASELINE,
@@ -25,41 +26,6 @@ import {
   WEBHOOK_WARMUP_ROOMS,
 } from './settings.mjs';
 import { formatCompareTable, formatLatencyRows, formatStreamRows, formatTable, formatWebhookTables } from './tables.mjs';
-
-/** The translator's tables (bench/translator.ts): parallel speaker streams against the worker's capacity, WER and latency per clip. */
-async function translatorRow() {
-  log('measuring the translator (local pipeline): parallel speaker streams, then each clip, in real time');
-  let out;
-  try {
-    out = (await run(process.execPath, ['-r', '@swc-node/register', 'bench/translator.ts'])).trim().split('\n');
-  } catch (error) {
-    log(`translator row skipped: ${error.message.split('\n').slice(0, 3).join(' ')}`);
-    return 0;
-  }
-  const r = JSON.parse(out.pop());
-  process.stdout.write(
-    `${out.join('\n')}\ntarget: first audio p95 ≤ 1,500 ms at and beyond K; simultaneous word lag p95 ≤ 3,000 ms at 1 stream, ≤ 3,500 ms at K; a 10,000-entry glossary adds ≤ 5 ms p95 to an utterance's translation: ${r.pass ? 'pass' : 'FAIL'}\n\n`,
-  );
-  return 0;
-}
-
-/** The transcript rows (bench/transcripts.ts): segments stored per second with 200 rooms reporting at once, WebVTT of a 2-hour room. */
-async function transcriptRows() {
-  log('measuring transcripts: 200 rooms reporting segments at once, then WebVTT of a 2-hour room');
-  const out = (await run(process.execPath, ['-r', '@swc-node/register', 'bench/transcripts.ts'])).trim().split('\n');
-  const r = JSON.parse(out.pop());
-  process.stdout.write(`${out.join('\n')}\n`);
-  return r.pass ? 0 : 1;
-}
-
-/** The reconciliation rows (bench/reconcile.ts): one run of the reconciliation with LiveKit with 10,000 live rooms. */
-async function reconcileRows() {
-  log('measuring reconciliation with LiveKit: 10,000 live rooms, against the LiveKit double');
-  const out = (await run(process.execPath, ['-r', '@swc-node/register', 'bench/reconcile.ts'])).trim().split('\n');
-  const r = JSON.parse(out.pop());
-  process.stdout.write(`${out.join('\n')}\n`);
-  return r.pass ? 0 : 1;
-}
 
 /**
  * The event stream rows (BENCH_ONLY=streams): STREAMS streams open while the webhook rows' events commit through

@@ -1,5 +1,6 @@
 // The traffic of the webhook rows (bench/webhooks.ts): LiveKit events sent to the API, as fast as it
-// answers or at an offered rate, and the customer endpoints on loopback that receive our deliveries.
+// answers or at an offered rate, reordered and redelivered on request, the customer endpoints on
+// loopback that receive our deliveries, and the latency summary of each stage.
 import autocannon from 'autocannon';
 import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -124,4 +125,42 @@ export async function sendPaced(target: URL, bodies: Body[], rate: number, onSen
   });
   agent.destroy();
   return { lastAnswer, rejected };
+}
+
+/**
+ * Moves a fraction of the events each to a random later place (delivered late), then sends another
+ * fraction again at a random later place (a redelivery, same event id). Seeded: every run sends the same.
+ */
+export function disorder(bodies: Body[], fraction: number): void {
+  let seed = 20261126;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const count = Math.round(bodies.length * fraction);
+  for (let i = 0; i < count; i++) {
+    const from = Math.floor(random() * bodies.length);
+    const [moved] = bodies.splice(from, 1);
+    bodies.splice(from + Math.floor(random() * (bodies.length - from + 1)), 0, moved);
+  }
+  for (let i = 0; i < count; i++) {
+    const from = Math.floor(random() * bodies.length);
+    bodies.splice(from + 1 + Math.floor(random() * (bodies.length - from)), 0, bodies[from]);
+  }
+}
+
+export const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : null;
+
+export interface Stage {
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+/** p50, p95 and p99 of the finite values, in whole ms. */
+export function stage(values: number[]): Stage {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  const at = (p: number) => Math.round(percentile(sorted, p) ?? NaN);
+  return { p50: at(50), p95: at(95), p99: at(99) };
 }

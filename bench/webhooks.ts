@@ -17,7 +17,7 @@ import type { Server } from 'node:http';
 import { Client } from 'pg';
 import { participantJoined, participantLeft, roomFinished, liveKitWebhookRequest } from '../apps/api/test/support/livekit-webhooks';
 import { startStreamClients, type StreamClients } from './event-streams';
-import { type Body, sendAtFullSpeed, sendPaced, startReceiver } from './webhook-traffic';
+import { type Body, disorder, percentile, sendAtFullSpeed, sendPaced, type Stage, stage, startReceiver } from './webhook-traffic';
 
 interface Organization {
   organizationId: string;
@@ -43,22 +43,6 @@ interface Options {
   disorder: number;
   /** Rooms of an unmeasured run first, in this process (0: none). */
   warmupRooms: number;
-}
-
-const percentile = (sorted: number[], p: number) =>
-  sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : null;
-
-interface Stage {
-  p50: number;
-  p95: number;
-  p99: number;
-}
-
-/** p50, p95 and p99 of the finite values, in whole ms. */
-function stage(values: number[]): Stage {
-  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  const at = (p: number) => Math.round(percentile(sorted, p) ?? NaN);
-  return { p50: at(50), p95: at(95), p99: at(99) };
 }
 
 /**
@@ -269,28 +253,6 @@ async function measure(o: Options): Promise<object> {
             ledgerCents: rows[0].ledger,
           },
   };
-}
-
-/**
- * Moves a fraction of the events each to a random later place (delivered late), then sends another
- * fraction again at a random later place (a redelivery, same event id). Seeded: every run sends the same.
- */
-function disorder(bodies: Body[], fraction: number): void {
-  let seed = 20261126;
-  const random = () => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed / 2147483648;
-  };
-  const count = Math.round(bodies.length * fraction);
-  for (let i = 0; i < count; i++) {
-    const from = Math.floor(random() * bodies.length);
-    const [moved] = bodies.splice(from, 1);
-    bodies.splice(from + Math.floor(random() * (bodies.length - from + 1)), 0, moved);
-  }
-  for (let i = 0; i < count; i++) {
-    const from = Math.floor(random() * bodies.length);
-    bodies.splice(from + 1 + Math.floor(random() * (bodies.length - from)), 0, bodies[from]);
-  }
 }
 
 async function participantRate(o: Options): Promise<number> {
