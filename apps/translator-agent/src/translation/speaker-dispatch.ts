@@ -1,5 +1,6 @@
 import type { DirectionChoice } from './direction-plan';
 import { fallbackMessage, planDirections, configuredPipelines } from './direction-plan';
+import { MonoRealtimeStream } from './realtime/mono-realtime-stream';
 import { RealtimeSpeakerPipeline } from './realtime/realtime-speaker-pipeline';
 import type { RealtimeSessionOptions } from './realtime/translation-session';
 import { SpeakerPipeline } from './speaker-pipeline';
@@ -30,11 +31,21 @@ export class SpeakerDispatch {
     this.choices = planDirections(room.languages, configuredPipelines(room));
   }
 
-  /** The direction a speaker's stream translates: from their declared room language (the first one, on a mono device). */
+  /** The direction a speaker's stream translates: from their declared room language. */
   choiceFor(declared: readonly string[]): DirectionChoice {
     const [a, b] = this.room.languages;
     const source = declared.find((l) => l === a || l === b) ?? a;
     return this.choices.find((c) => c.source === source)!;
+  }
+
+  /**
+   * A mono device's track carries both directions: the realtime sessions when they serve both, else the
+   * pipeline that serves the direction realtime cannot (it detects the language of each utterance, so it
+   * serves both): the direction it passed over decides, and its status says why.
+   */
+  monoChoice(): DirectionChoice | 'realtime-both' {
+    if (this.choices.every((c) => c.pipeline === 'realtime')) return 'realtime-both';
+    return this.choices.find((c) => c.pipeline !== 'realtime') ?? this.choices[0]!;
   }
 
   /** The speaker's stream, and the status to show for it (null: nothing out of the ordinary). */
@@ -42,17 +53,20 @@ export class SpeakerDispatch {
     const { providers, realtime, local } = this.room;
     const composed = (stages: SpeechProviders, segmentPrefix = common.segmentPrefix) =>
       new SpeakerPipeline({ ...common, segmentPrefix, providers: stages, simultaneous: this.room.simultaneous ?? null });
-    const choice = this.choiceFor(common.speaker.languages);
+    const realtimeOptions = {
+      ...common,
+      session: realtime!,
+      // Its own segment ids: the realtime session's segments may already have used the first numbers.
+      fallback: realtime?.fallback ? () => composed(providers, `${common.segmentPrefix}-fb`) : null,
+      onStatus,
+    };
+    const mono = common.mode === 'mono' ? this.monoChoice() : null;
+    if (mono === 'realtime-both') return { stream: new MonoRealtimeStream(realtimeOptions), status: null };
+    const choice = mono ?? this.choiceFor(common.speaker.languages);
     let stream: SpeakerStream;
     switch (choice.pipeline) {
       case 'realtime':
-        stream = new RealtimeSpeakerPipeline({
-          ...common,
-          session: realtime!,
-          // Its own segment ids: the realtime session's segments may already have used the first numbers.
-          fallback: realtime!.fallback ? () => composed(providers, `${common.segmentPrefix}-fb`) : null,
-          onStatus,
-        });
+        stream = new RealtimeSpeakerPipeline(realtimeOptions);
         break;
       case 'local':
         stream = composed(local!);

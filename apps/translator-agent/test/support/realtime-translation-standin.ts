@@ -7,15 +7,23 @@
  * `session.output_transcript.delta` / `session.output_audio.delta` (base64 24 kHz PCM16, 200 ms) out,
  * `session.closed` after `session.close`. A wrong key is refused with HTTP 401 at the handshake, as the
  * service does. Its "translation" is scripted: every loud 200 ms chunk says the next word of the current
- * line (and 200 ms of a tone as speech); a quiet chunk after speech moves to the next line.
+ * line (and 200 ms of a tone as speech); two quiet chunks in a row after speech (a pause, not a breath
+ * between words) move to the next line.
  *
  * Failures, for the client's error paths: `refuse()` turns new connections away, at the handshake with an
  * HTTP status (401 wrong key, 403, 429 rate limit, 5xx) or after `session.created` with the documented
  * `error` event (`{type:"error", event_id, error:{type, code, message, param, event_id}}`) followed by a
  * close, as the service does for a session it will not serve (e.g. `insufficient_quota`), or for a transient
  * `server_error` (`times`: only the next so many connections); `stall()` keeps
- * every connection open but answers nothing more (a provider that stops answering); `drop()` cuts every
- * open connection without a close handshake (a network failure).
+ * every connection open but answers nothing more, not even a WebSocket ping (a provider that stops
+ * answering); `drop()` cuts every open connection without a close handshake (a network failure).
+ *
+ * Behaviours of the service the client must live with: a script line in the session's output language is
+ * not translated ("speech already in the target language": the model stays quiet; its input transcript still
+ * comes); `streamSilence()` answers every quiet chunk with 200 ms of silent output audio, as a service that
+ * keeps its output stream running does; `lag(ms)` sends the output deltas that much later than the input
+ * they translate (and `session.closed` after the last of them). Every delta carries `elapsed_ms`, the
+ * position in the input audio of the chunk it answers.
  *
  * Like the service, it speaks only the 13 output languages of `gpt-realtime-translate`: a `session.update`
  * asking for another gets an `error` event (the `RealtimeErrorEvent` shape of the openai package: type
@@ -29,11 +37,15 @@ import { WebSocketServer, type WebSocket } from 'ws';
 export interface ScriptLine {
   input: string;
   output: string;
+  /** The language the line is said in (default: not the session's output language, so it is translated). */
+  language?: string;
 }
 
 const RATE = 24_000;
 const CHUNK = (RATE * 200) / 1000;
 const LOUD_RMS = 300;
+/** Quiet 200 ms chunks after speech that end a line. */
+const LINE_BREAK_CHUNKS = 2;
 /** What `gpt-realtime-translate` speaks (`audio.output.language`), as OpenAI's realtime translation guide lists it. */
 const OUTPUT_LANGUAGES = ['es', 'pt', 'fr', 'ja', 'ru', 'zh', 'de', 'ko', 'hi', 'id', 'vi', 'it', 'en'];
 
@@ -54,6 +66,8 @@ export class RealtimeTranslationStandIn {
   connections = 0;
   private refusal: Refusal | null = null;
   private stalled = false;
+  private silence = false;
+  private lagMs = 0;
 
   constructor(
     private readonly script: ScriptLine[],
@@ -64,6 +78,8 @@ export class RealtimeTranslationStandIn {
     this.server = new WebSocketServer({
       host: '127.0.0.1',
       port: 0,
+      // Pongs are answered by hand: a stalled service answers no ping either.
+      autoPong: false,
       verifyClient: ({ req }, done) => {
         if (req.headers.authorization !== `Bearer ${this.apiKey}`) return done(false, 401, 'Unauthorized');
         if (this.refusal && 'http' in this.refusal) return done(false, this.spend(this.refusal).http);
@@ -93,6 +109,16 @@ export class RealtimeTranslationStandIn {
     this.stalled = stalled;
   }
 
+  /** Every quiet input chunk is answered with 200 ms of silent output audio until `streamSilence(false)`. */
+  streamSilence(on = true): void {
+    this.silence = on;
+  }
+
+  /** Output deltas (and `session.closed`) go out `ms` after the input they answer. */
+  lag(ms: number): void {
+    this.lagMs = ms;
+  }
+
   /** Drops every open connection without a close handshake (a network failure). */
   drop(): void {
     for (const client of this.server?.clients ?? []) client.terminate();
@@ -108,8 +134,16 @@ export class RealtimeTranslationStandIn {
     const log: string[] = [];
     this.received.push(log);
     const send = (event: Record<string, unknown>) => {
-      if (!this.stalled) socket.send(JSON.stringify({ event_id: `event_${randomBytes(6).toString('hex')}`, ...event }));
+      if (!this.stalled && socket.readyState === socket.OPEN)
+        socket.send(JSON.stringify({ event_id: `event_${randomBytes(6).toString('hex')}`, ...event }));
     };
+    /** Output goes out after the lag; so does `session.closed`, which must follow the last of it. */
+    const sendLate = (event: Record<string, unknown>) => (this.lagMs > 0 ? setTimeout(() => send(event), this.lagMs) : send(event));
+    socket.on('ping', (data) => {
+      if (!this.stalled) socket.pong(data);
+    });
+    let chunks = 0;
+    let quietChunks = 0;
     const session = {
       id: `sess_${randomBytes(8).toString('hex')}`,
       model: new URLSearchParams(url.split('?')[1] ?? '').get('model'),
@@ -165,21 +199,34 @@ export class RealtimeTranslationStandIn {
             const chunk = buffered.subarray(0, CHUNK);
             buffered = buffered.slice(CHUNK);
             const loud = Math.sqrt(chunk.reduce((sum, s) => sum + s * s, 0) / CHUNK) > LOUD_RMS;
+            chunks += 1;
+            const elapsed_ms = chunks * 200;
+            let answered = false;
             if (loud) {
               speaking = true;
-              this.say(send, line, word, session.audio.input.transcription !== null);
+              quietChunks = 0;
+              const transcribe = session.audio.input.transcription !== null;
+              answered = this.say(send, sendLate, { line, word, elapsed_ms, transcribe, target: session.audio.output.language });
               word += 1;
-            } else if (speaking) {
+            } else if (speaking && ++quietChunks >= LINE_BREAK_CHUNKS) {
               speaking = false;
               line += 1;
               word = 0;
             }
+            if (!answered && this.silence)
+              sendLate({
+                type: 'session.output_audio.delta',
+                delta: Buffer.alloc(CHUNK * 2).toString('base64'),
+                sample_rate: RATE,
+                channels: 1,
+                elapsed_ms,
+              });
           }
           return;
         }
         case 'session.close':
-          send({ type: 'session.closed' });
-          socket.close();
+          sendLate({ type: 'session.closed' });
+          setTimeout(() => socket.close(), this.lagMs);
           return;
         default:
           send({
@@ -190,16 +237,32 @@ export class RealtimeTranslationStandIn {
     });
   }
 
-  /** The `word`th word of both texts of line `line` (when there is one), and 200 ms of translated speech. */
-  private say(send: (event: Record<string, unknown>) => void, line: number, word: number, transcribe: boolean): void {
+  /**
+   * The `word`th word of both texts of line `line` (when there is one), and 200 ms of translated speech:
+   * true. A line already in the session's output language gets its input transcript only: false.
+   */
+  private say(
+    send: (event: Record<string, unknown>) => void,
+    sendLate: (event: Record<string, unknown>) => void,
+    at: { line: number; word: number; elapsed_ms: number; transcribe: boolean; target: string },
+  ): boolean {
+    const { line, word, elapsed_ms, transcribe, target } = at;
     const script = this.script[line % this.script.length]!;
     const input = script.input.split(' ')[word];
     const output = script.output.split(' ')[word];
     // The deltas join into readable text: every word but the session's first comes with its space.
     const first = line === 0 && word === 0;
-    if (input && transcribe) send({ type: 'session.input_transcript.delta', delta: first ? input : ` ${input}` });
-    if (output) send({ type: 'session.output_transcript.delta', delta: first ? output : ` ${output}` });
+    if (input && transcribe) send({ type: 'session.input_transcript.delta', delta: first ? input : ` ${input}`, elapsed_ms });
+    if (script.language === target) return false;
+    if (output) sendLate({ type: 'session.output_transcript.delta', delta: first ? output : ` ${output}`, elapsed_ms });
     const tone = Int16Array.from({ length: CHUNK }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 220 * i) / RATE)));
-    send({ type: 'session.output_audio.delta', delta: Buffer.from(tone.buffer).toString('base64'), sample_rate: RATE, channels: 1 });
+    sendLate({
+      type: 'session.output_audio.delta',
+      delta: Buffer.from(tone.buffer).toString('base64'),
+      sample_rate: RATE,
+      channels: 1,
+      elapsed_ms,
+    });
+    return true;
   }
 }

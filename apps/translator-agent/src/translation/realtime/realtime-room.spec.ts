@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { FakeRoom, recordAudio, trackFrames as speech } from '../../../test/support/fake-room';
 import { goForward, librivoxClips, localProviders } from '../../../test/support/local-speech';
 import { endOfSpeech, final, RecordingLLM, SilenceTTS, startOfSpeech } from '../../../test/support/fakes';
-import { RealtimeTranslationStandIn, type Refusal } from '../../../test/support/realtime-translation-standin';
+import { RealtimeTranslationStandIn, type Refusal, type ScriptLine } from '../../../test/support/realtime-translation-standin';
 import { AgentMetrics } from '../../metrics/agent-metrics';
 import type { PcmAudio } from '../../tools/wav';
 import { ATTR, CAPTION_ATTR } from '../captions';
@@ -105,6 +105,10 @@ describe('RoomTranslator with the realtime translation pipeline against its prot
     speakers: { identity: string; languages: string[]; trackSid: string; audio: PcmAudio }[];
     /** The room's pair; default en ↔ es. */
     languages?: [string, string];
+    /** Default dual (a device per speaker). */
+    mode?: 'mono' | 'dual';
+    /** What the stand-in hears, line by line; default the suite's SCRIPT. */
+    script?: ScriptLine[];
     /** The composed stages beside the realtime session; default the suite's `providers`. */
     stages?: SpeechProviders;
     apiKey?: string;
@@ -114,7 +118,7 @@ describe('RoomTranslator with the realtime translation pipeline against its prot
     /** After its speech, each track waits for `before` (bounded by the test), then says `audio` too. */
     then?: { audio: PcmAudio; before: (room: FakeRoom, standIn: RealtimeTranslationStandIn) => Promise<void> };
   }) {
-    standIn = new RealtimeTranslationStandIn(SCRIPT);
+    standIn = new RealtimeTranslationStandIn(options.script ?? SCRIPT);
     const baseUrl = await standIn.start();
     if (options.refuse) standIn.refuse(options.refuse);
     const stand = standIn;
@@ -139,7 +143,7 @@ describe('RoomTranslator with the realtime translation pipeline against its prot
     const translator = new RoomTranslator({
       room: room.asRoom(),
       listenTo,
-      mode: 'dual',
+      mode: options.mode ?? 'dual',
       languages: options.languages ?? ['en', 'es'],
       providers: options.stages ?? providers ?? ({} as SpeechProviders),
       latency: new LatencyTracker(),
@@ -274,6 +278,53 @@ describe('RoomTranslator with the realtime translation pipeline against its prot
     expect(await metrics.registry.metrics()).toMatch(
       /^translator_direction_fallbacks_total\{from_pipeline="realtime",to_pipeline="stages"\} 1$/m,
     );
+  }, 60_000);
+
+  it('an es ↔ en mono device with realtime: a session per direction, both people translated, captions in the language spoken', async () => {
+    // One device, two people: first the English speaker's line, then the Spanish speaker's.
+    const script: ScriptLine[] = [
+      { input: 'he was not an ill disposed young man', output: 'no era un joven mal dispuesto', language: 'en' },
+      { input: 'era un hombre muy bueno', output: 'he was a very good man', language: 'es' },
+    ];
+    const {
+      room,
+      audio,
+      segments,
+      errors,
+      standIn: stand,
+    } = await runRoom({
+      mode: 'mono',
+      script,
+      speakers: [{ identity: 'duo', languages: ['en', 'es'], trackSid: 'TR_duo', audio: clip(1) }],
+      waitForSessions: 2,
+      then: { audio: clip(4), before: (r) => until(() => texts(r, 'translation', 'duo').length > 0, 5000) },
+    });
+
+    expect(errors).toEqual([]);
+    // Two sessions on the one track, one speaking each language.
+    expect(stand.updates.map((u) => (u as { audio: { output: { language: string } } }).audio.output.language).sort()).toEqual(['en', 'es']);
+    // Each line translated once, by the session whose output language it is not, labelled with the language said.
+    expect(segments.map((s) => [s.language, s.text, s.translation?.language, s.translation?.text])).toEqual([
+      ['en', script[0]!.input, 'es', script[0]!.output],
+      ['es', script[1]!.input, 'en', script[1]!.output],
+    ]);
+    const finals = texts(room, 'transcript', 'duo').filter((t) => t.attributes[ATTR.final] === 'true');
+    expect(finals.map((t) => [t.text, t.attributes[CAPTION_ATTR.language]])).toEqual([
+      [script[0]!.input, 'en'],
+      [script[1]!.input, 'es'],
+    ]);
+    // No caption of either line in the wrong language, not even an interim one: each is part of its language's line.
+    const lineIn = (language: string | undefined) => script.find((l) => l.language === language);
+    for (const t of texts(room, 'transcript', 'duo'))
+      expect(lineIn(t.attributes[CAPTION_ATTR.language])?.input.startsWith(t.text)).toBe(true);
+    for (const t of texts(room, 'translation', 'duo')) {
+      const source = t.attributes[CAPTION_ATTR.sourceLanguage];
+      expect(t.attributes[CAPTION_ATTR.language]).toBe(source === 'en' ? 'es' : 'en');
+      expect(lineIn(source)?.output.startsWith(t.text)).toBe(true);
+    }
+    // Both listeners hear speech.
+    expect(audio.seconds.get('es')).toBeGreaterThan(0.5);
+    expect(audio.seconds.get('en')).toBeGreaterThan(0.5);
   }, 60_000);
 
   it('a dropped connection in a room: the status shows it reconnecting and back, speech after it is translated and spoken again', async () => {

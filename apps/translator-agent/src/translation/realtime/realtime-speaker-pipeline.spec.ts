@@ -86,6 +86,14 @@ function harness(baseUrl: string, apiKey = 'sk-standin', extra: Partial<Realtime
 const speech = (i: number) => deliveredFrames(librivoxClips()[i]!.audio, RATE);
 const silence = (ms: number) => Array.from({ length: ms / 10 }, () => new AudioFrame(new Int16Array(RATE / 100), RATE, 1, RATE / 100));
 
+/** Pushes the frames as a live track would: 200 ms of them every 200 ms. */
+async function paced(pipeline: SpeakerStream, frames: AudioFrame[]): Promise<void> {
+  for (let at = 0; at < frames.length; at += 20) {
+    for (const frame of frames.slice(at, at + 20)) pipeline.pushFrame(frame);
+    await sleep(200);
+  }
+}
+
 describe('the hosted speech-to-speech provider (OpenAI realtime translation) against its protocol stand-in', () => {
   let standIn: RealtimeTranslationStandIn;
   let baseUrl: string;
@@ -220,19 +228,56 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
     expect(h.segments.map((s) => s.text)).toEqual([SCRIPT[0]!.input]);
   }, 30_000);
 
-  it('a provider that stops answering speech is cut after the stall time and reopened (silence it may ignore); translation goes on', async () => {
+  it('a service that streams silent audio between translations: segments still end at each pause', async () => {
+    standIn.streamSilence();
+    const h = harness(baseUrl);
+    const running = h.pipeline.run();
+    await opened();
+    await paced(h.pipeline, [...speech(1), ...silence(2000)]);
+    await paced(h.pipeline, [...speech(4), ...silence(1000)]);
+    h.pipeline.close();
+    await running;
+
+    expect(h.errors).toEqual([]);
+    expect(h.segments.map((s) => [s.segmentId, s.text, s.translation?.text])).toEqual([
+      ['rt-1', SCRIPT[0]!.input, SCRIPT[0]!.output],
+      ['rt-2', SCRIPT[1]!.input, SCRIPT[1]!.output],
+    ]);
+    expect(h.statuses).toEqual([]);
+  }, 30_000);
+
+  it('output that lags the input by seconds: each segment keeps its translation, and closing waits for the lagging tail', async () => {
+    // Longer than the 5 s a close used to wait, and than a segment's idle time by far.
+    standIn.lag(6000);
+    const h = harness(baseUrl, 'sk-standin', { outputWaitMs: 8000 });
+    const running = h.pipeline.run();
+    await opened();
+    await paced(h.pipeline, [...speech(1), ...silence(1000)]);
+    // The other person hears the translation out, then answers (a reply over a lagging translation merges into its segment).
+    for (let i = 0; i < 1500 && h.segments.length === 0; i += 1) await sleep(10);
+    await paced(h.pipeline, [...speech(4), ...silence(400)]);
+    h.pipeline.close();
+    await running;
+
+    expect(h.errors).toEqual([]);
+    expect(h.segments.map((s) => [s.segmentId, s.text, s.translation?.text])).toEqual([
+      ['rt-1', SCRIPT[0]!.input, SCRIPT[0]!.output],
+      ['rt-2', SCRIPT[1]!.input, SCRIPT[1]!.output],
+    ]);
+    expect(h.translations.at(-1)).toMatchObject({ segmentId: 'rt-2', text: SCRIPT[1]!.output });
+    expect(standIn.received[0]!.at(-1)).toBe('session.close');
+    expect(h.statuses).toEqual([]);
+  }, 40_000);
+
+  it('a provider that stops answering (no event, not even a pong) is cut after the stall time and reopened; translation goes on', async () => {
     const h = harness(baseUrl, 'sk-standin', {
       session: { baseUrl, apiKey: 'sk-standin', inputTranscriptionModel: null, openTimeoutMs: 2000, stallMs: 400 },
     });
     const running = h.pipeline.run();
     await opened();
     standIn.stall();
-    // Unanswered silence is no stall: twice the stall time of it leaves the session alone.
+    // Silence is sent as the reference asks ("keep appending silence"): the pings go unanswered all the same.
     for (const frame of silence(1000)) h.pipeline.pushFrame(frame);
-    await sleep(800);
-    expect(h.statuses).toEqual([]);
-    expect(standIn.connections).toBe(1);
-    for (const frame of speech(1)) h.pipeline.pushFrame(frame);
     for (let i = 0; i < 300 && h.statuses.length === 0; i += 1) await sleep(10);
     standIn.stall(false);
     for (let i = 0; i < 500 && h.statuses.at(-1)?.state !== 'translating'; i += 1) await sleep(10);
@@ -241,11 +286,34 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
     await running;
 
     expect(h.statuses[0]).toMatchObject({ state: 'reconnecting', reason: 'stalled' });
-    expect(h.statuses[0]!.message).toMatch(/stalled: no answer for 400 ms while speech was sent/);
+    expect(h.statuses[0]!.message).toMatch(/stalled: no answer \(no event, no pong\) for 400 ms/);
     expect(h.statuses.at(-1)).toMatchObject({ state: 'translating' });
     expect(h.counted.failures[0]).toBe('stalled:retried');
+    expect(standIn.connections).toBe(2);
     expect(h.played.length).toBeGreaterThan(0);
     expect(h.translations.at(-1)).toMatchObject({ text: SCRIPT[0]!.output });
+  }, 30_000);
+
+  it('a model that stays quiet on speech (already in its output language) is not taken for a stalled provider', async () => {
+    await standIn.stop();
+    standIn = new RealtimeTranslationStandIn([{ ...SCRIPT[0]!, language: 'es' }]);
+    baseUrl = await standIn.start();
+    const h = harness(baseUrl, 'sk-standin', {
+      // No source transcript either: not one event comes back for the speech.
+      session: { baseUrl, apiKey: 'sk-standin', inputTranscriptionModel: null, openTimeoutMs: 2000, stallMs: 400 },
+    });
+    const running = h.pipeline.run();
+    await opened();
+    // Speech for many times the stall time, and not one event back: the connection still answers pings.
+    for (let round = 0; round < 3; round += 1) for (const frame of speech(1)) h.pipeline.pushFrame(frame);
+    await sleep(1200);
+    h.pipeline.close();
+    await running;
+
+    expect(h.statuses).toEqual([]);
+    expect(h.counted.failures).toEqual([]);
+    expect(standIn.connections).toBe(1);
+    expect(h.played).toEqual([]);
   }, 30_000);
 
   /** Runs the pipeline until its first status (the session given up), then speaks a clip into it and ends it: the frames said. */

@@ -22,19 +22,35 @@ export interface RealtimeSpeakerPipelineOptions extends SpeakerStreamOptions {
   session: Omit<TranslationSessionOptions, 'targetLanguage'>;
   /** No delta for this long ends a transcript segment (the protocol has no turns). */
   idleMs?: number;
+  /** How long a segment heard but not yet translated waits for its translation (`SEGMENT_OUTPUT_WAIT_MS`). */
+  outputWaitMs?: number;
   /** Failed attempts in a row (refused, dropped or stalled without an answer since) before giving up. Default 3. */
   maxReconnects?: number;
   /**
    * Once the session is given up: the composed pipeline that serves the speaker instead (captions and,
    * where it can, speech). Null or absent: the speaker goes untranslated and the status says why.
    */
-  fallback?: (() => SpeakerStream) | null;
+  fallback?: (() => SpeakerStream | null) | null;
   /** The speaker's status whenever it changes after a failure: reconnecting, translating again, fallback, unavailable. */
   onStatus?: (status: StreamStatus) => void;
+  /** The direction, when not the speaker's declared language into the room's other one (a mono device's sessions). */
+  direction?: { source: string; target: string };
+  /**
+   * A segment is shown (captions, transcript) only once the session translates it: a mono device's session
+   * hears both languages and stays quiet on speech already in its target, which the other session translates.
+   */
+  outputGated?: boolean;
+  /** Every translated delta (text or speech): a mono device's other session is told (`siblingTranslated`). */
+  onTranslated?: () => void;
 }
 
 /** The provider's deltas stop this long: the segment is over. */
 export const SEGMENT_IDLE_MS = 1200;
+/**
+ * A segment heard (input transcript) but not translated yet waits this long after its last delta for the
+ * translation: the output may trail the input by seconds. Past it the model stayed quiet on that speech.
+ */
+export const SEGMENT_OUTPUT_WAIT_MS = 5000;
 /** Failed attempts in a row before the session is given up. */
 export const MAX_RECONNECTS = 3;
 const MAX_RESTART_DELAY_MS = 10_000;
@@ -50,6 +66,8 @@ interface OpenSegment {
   startedAt: number;
   lastAt: number;
   speech: FrameQueue | null;
+  /** The session said something of it in the target language (text or speech). */
+  translated: boolean;
   playing: Promise<void>;
   timer: NodeJS.Timeout | null;
 }
@@ -90,14 +108,16 @@ export class RealtimeSpeakerPipeline implements SpeakerStream {
   private onsetAt: number | null = null;
   /** Milliseconds of quiet audio since the last voiced frame. */
   private quietMs = Number.POSITIVE_INFINITY;
+  /** A mono device's session: source transcript heard since this session or the other one last translated. */
+  private heardUntranslated = '';
 
   constructor(private readonly options: RealtimeSpeakerPipelineOptions) {
     this.now = options.now ?? Date.now;
     this.service = options.service ?? 'full';
     const [a, b] = options.roomLanguages;
     // The speaker's declared language is the source; the room's other language the target.
-    this.source = options.speaker.languages.find((l) => l === a || l === b) ?? a;
-    this.target = this.source === a ? b : a;
+    this.source = options.direction?.source ?? options.speaker.languages.find((l) => l === a || l === b) ?? a;
+    this.target = options.direction?.target ?? (this.source === a ? b : a);
   }
 
   get currentService(): StreamService {
@@ -163,7 +183,7 @@ export class RealtimeSpeakerPipeline implements SpeakerStream {
         const stallMs = this.options.session.stallMs ?? STALL_MS;
         failure =
           how === 'stalled'
-            ? { reason: 'stalled', message: `stalled: no answer for ${stallMs} ms while speech was sent`, permanent: false }
+            ? { reason: 'stalled', message: `stalled: no answer (no event, no pong) for ${stallMs} ms`, permanent: false }
             : { reason: 'dropped', message: 'dropped: the connection was lost', permanent: false };
       } catch (error) {
         const message = `refused: ${error instanceof Error ? error.message : String(error)}`;
@@ -239,12 +259,15 @@ export class RealtimeSpeakerPipeline implements SpeakerStream {
   private sessionEvents() {
     return {
       inputText: (delta: string) => {
+        // A mono device's session: heard words wait for this session's own translation to be shown.
+        if (this.options.outputGated) return void (this.heardUntranslated += delta);
         const s = this.open();
         s.input += delta;
         this.emit(this.options.outputs.transcript(this.transcript(s, false)));
       },
       outputText: (delta: string) => {
         const s = this.open();
+        this.translating(s);
         s.output += delta;
         const text = s.output.trim();
         const { identity, trackSid } = this.options.speaker;
@@ -285,19 +308,55 @@ export class RealtimeSpeakerPipeline implements SpeakerStream {
         startedAt: now,
         lastAt: now,
         speech: null,
+        translated: false,
         playing: Promise.resolve(),
         timer: null,
       };
     }
     const s = this.segment;
     s.lastAt = now;
-    if (s.timer) clearTimeout(s.timer);
-    s.timer = setTimeout(() => this.endSegment(), this.options.idleMs ?? SEGMENT_IDLE_MS);
+    this.armEnd(s);
     return s;
   }
 
+  /** The segment ends after the idle time, or, while nothing of it is translated yet, after the output wait. */
+  private armEnd(s: OpenSegment): void {
+    if (s.timer) clearTimeout(s.timer);
+    const idleMs = this.options.idleMs ?? SEGMENT_IDLE_MS;
+    const waitMs = s.translated ? idleMs : Math.max(idleMs, this.options.outputWaitMs ?? SEGMENT_OUTPUT_WAIT_MS);
+    s.timer = setTimeout(() => this.endSegment(), waitMs);
+  }
+
+  /**
+   * A mono device's other session translated speech. What this one heard and has not translated was that
+   * speech: it is dropped. A segment this one was translating is over: the other language is being spoken.
+   */
+  siblingTranslated(): void {
+    this.heardUntranslated = '';
+    this.endSegment();
+  }
+
+  /** The segment is being translated (text or speech): words heard before are its own, shown from now on a mono device. */
+  private translating(s: OpenSegment): void {
+    this.options.onTranslated?.();
+    if (this.heardUntranslated) {
+      s.input += this.heardUntranslated;
+      this.heardUntranslated = '';
+      this.emit(this.options.outputs.transcript(this.transcript(s, false)));
+    }
+    if (s.translated) return;
+    s.translated = true;
+    this.armEnd(s);
+  }
+
   private speak(samples: Int16Array, sampleRate: number): void {
+    // Silence the service streams between translations neither starts nor prolongs a segment.
+    if (!voiced(samples)) {
+      if (this.segment?.speech) this.segment.speech.push(new AudioFrame(samples, sampleRate, 1, samples.length));
+      return;
+    }
     const s = this.open();
+    this.translating(s);
     const direction = directionLabel(this.source, this.target);
     if (this.service !== 'full') {
       if (!s.speech) this.options.observer?.utterance('dropped', 'captions_only');

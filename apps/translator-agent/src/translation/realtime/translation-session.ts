@@ -18,7 +18,7 @@ export interface TranslationSessionOptions {
   inputTranscriptionModel: string | null;
   /** How long opening (connect, created, updated) may take. */
   openTimeoutMs?: number;
-  /** Speech sent and no server event for this long: the provider stopped answering (the session is cut, `stalled`). */
+  /** No pong and no server event for this long after a ping: the provider stopped answering (the session is cut, `stalled`). */
   stallMs?: number;
 }
 
@@ -30,7 +30,7 @@ export interface TranslationSessionEvents {
   error(error: Error): void;
   /**
    * The session ended: `closed` after `close()`; `dropped` when the connection went away by itself;
-   * `stalled` when it was cut because speech went unanswered for `stallMs`.
+   * `stalled` when it was cut because the connection went unanswered (no pong, no event) for `stallMs`.
    */
   closed(how: 'closed' | 'dropped' | 'stalled'): void;
 }
@@ -61,9 +61,19 @@ export function transientOpeningError(error: { type: string; code?: string | nul
   return error.type === 'server_error' || error.code === 'server_error' || error.code === 'rate_limit_exceeded';
 }
 
-/** No server event for this long while speech is being sent: the provider stopped answering. */
+/**
+ * No pong to our pings and no server event for this long: the provider stopped answering. Built on the
+ * WebSocket ping (RFC 6455 §5.5.2: an endpoint MUST answer a ping with a pong), not on the model's output:
+ * the model may rightly stay quiet (noise, speech already in the target language) or stream silence.
+ */
 export const STALL_MS = 8000;
-/** Audio louder than this (RMS of PCM16) is speech: the provider should answer it. */
+/** How often the connection is pinged (at most): a few pings fit in the stall time. */
+const PING_EVERY_MS = 2000;
+/** How long `close()` waits for `session.closed` beyond twice the output's lag behind the input. */
+export const CLOSE_WAIT_MS = 5000;
+/** `close()` never waits longer than this, however far the output lags. */
+const MAX_CLOSE_WAIT_MS = 30_000;
+/** Audio louder than this (RMS of PCM16) is speech. */
 const VOICED_RMS = 300;
 
 /**
@@ -76,9 +86,15 @@ export class TranslationSession {
   private pendingSamples = 0;
   private closing = false;
   private stalled = false;
-  /** The stall timer: armed by the first voiced chunk after the server's last event. */
-  private unanswered: NodeJS.Timeout | null = null;
   private stallMs = STALL_MS;
+  private pinger: NodeJS.Timeout | null = null;
+  /** When the ping still unanswered was sent (null: none is; any event or pong answers it). */
+  private pingedAt: number | null = null;
+  /** Milliseconds of input audio appended so far: the clock the deltas' `elapsed_ms` counts in. */
+  private sentMs = 0;
+  /** How far the output trailed the input at its latest delta with `elapsed_ms` (0: never seen). */
+  private outputLagMs = 0;
+  private closedBy: (() => void) | null = null;
 
   private constructor(
     socket: WebSocket,
@@ -113,7 +129,8 @@ export class TranslationSession {
       });
       socket.on('error', (error) => (state === 'open' ? events.error(error) : fail(new SessionRefused(error.message))));
       socket.on('close', () => {
-        session.answered();
+        session.stopPinging();
+        session.closedBy?.();
         if (state === 'opening')
           fail(new SessionRefused('the translation endpoint closed the connection before the session was configured'));
         else if (state === 'open') events.closed(session.closing ? 'closed' : session.stalled ? 'stalled' : 'dropped');
@@ -125,8 +142,8 @@ export class TranslationSession {
         } catch {
           return;
         }
+        session.pingedAt = null;
         if (state === 'open') {
-          session.answered();
           session.dispatch(event);
           return;
         }
@@ -146,6 +163,7 @@ export class TranslationSession {
           case 'session.updated':
             clearTimeout(timer);
             state = 'open';
+            session.startPinging();
             resolve(session);
             return;
           case 'error':
@@ -172,17 +190,22 @@ export class TranslationSession {
     while (this.pendingSamples >= chunk) {
       const all = concat(this.pending);
       this.send({ type: 'session.input_audio_buffer.append', audio: base64(all.subarray(0, chunk)) });
-      if (!this.unanswered && voiced(all.subarray(0, chunk))) this.unanswered = setTimeout(() => this.stall(), this.stallMs);
+      this.sentMs += REALTIME_CHUNK_MS;
       const rest = all.slice(chunk);
       this.pending = [rest];
       this.pendingSamples = rest.length;
     }
   }
 
-  /** Asks the server to flush and close (`session.close`); resolves once the socket closed or after `timeoutMs`. */
-  close(timeoutMs = 5000): Promise<void> {
+  /**
+   * Asks the server to flush and close (`session.close`): resolves at `session.closed` (or once the socket
+   * closed). The server first sends what remains translated, so the wait is bounded by the output's lag:
+   * `CLOSE_WAIT_MS` beyond twice how far the output trailed the input, at most 30 s; then the socket is cut.
+   */
+  close(timeoutMs = this.closeWaitMs()): Promise<void> {
     if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
     this.closing = true;
+    this.stopPinging();
     if (this.pendingSamples > 0) this.send({ type: 'session.input_audio_buffer.append', audio: base64(concat(this.pending)) });
     this.pending = [];
     this.pendingSamples = 0;
@@ -191,26 +214,49 @@ export class TranslationSession {
         this.socket.terminate();
         resolve();
       }, timeoutMs);
-      this.socket.on('close', () => {
+      this.closedBy = () => {
         clearTimeout(timer);
+        this.closedBy = null;
         resolve();
-      });
+      };
       this.send({ type: 'session.close' });
     });
   }
 
-  /** The server said something: speech sent so far is not unanswered. */
-  private answered(): void {
-    if (this.unanswered) clearTimeout(this.unanswered);
-    this.unanswered = null;
+  /** How long `close()` waits: the output still owed is about its lag behind the input. */
+  closeWaitMs(): number {
+    return Math.min(MAX_CLOSE_WAIT_MS, CLOSE_WAIT_MS + 2 * this.outputLagMs);
   }
 
-  /** Speech went unanswered for `stallMs`: the connection is cut (`closed('stalled')`). */
-  private stall(): void {
-    this.unanswered = null;
-    if (this.closing) return;
-    this.stalled = true;
-    this.socket.terminate();
+  private startPinging(): void {
+    this.socket.on('pong', () => (this.pingedAt = null));
+    this.pinger = setInterval(() => this.ping(), Math.min(PING_EVERY_MS, this.stallMs / 2));
+  }
+
+  private stopPinging(): void {
+    if (this.pinger) clearInterval(this.pinger);
+    this.pinger = null;
+  }
+
+  /** Pings when no ping is outstanding; one unanswered for `stallMs` cuts the connection (`closed('stalled')`). */
+  private ping(): void {
+    if (this.closing || this.socket.readyState !== WebSocket.OPEN) return;
+    if (this.pingedAt === null) {
+      this.pingedAt = Date.now();
+      return this.socket.ping();
+    }
+    // Overdue: an answer already received but not yet read (our own event loop was busy) is read first.
+    setImmediate(() => {
+      if (this.closing || this.pingedAt === null || Date.now() - this.pingedAt < this.stallMs) return;
+      this.stopPinging();
+      this.stalled = true;
+      this.socket.terminate();
+    });
+  }
+
+  /** The output's lag behind the input, from a delta's `elapsed_ms` (a position in the input audio). */
+  private aligned(elapsedMs: number | null | undefined): void {
+    if (typeof elapsedMs === 'number') this.outputLagMs = Math.max(0, this.sentMs - elapsedMs);
   }
 
   private send(event: TranslationClientEvent): void {
@@ -223,9 +269,11 @@ export class TranslationSession {
         this.events.inputText(event.delta);
         return;
       case 'session.output_transcript.delta':
+        this.aligned(event.elapsed_ms);
         this.events.outputText(event.delta);
         return;
       case 'session.output_audio.delta': {
+        this.aligned(event.elapsed_ms);
         const bytes = Buffer.from(event.delta, 'base64');
         const samples = new Int16Array(bytes.length >> 1);
         for (let i = 0; i < samples.length; i += 1) samples[i] = bytes.readInt16LE(i * 2);
@@ -236,6 +284,10 @@ export class TranslationSession {
         this.events.error(new Error(`realtime translation: ${event.error.code ?? event.error.type}: ${event.error.message}`));
         return;
       case 'session.closed':
+        // Everything translated has been sent: the close is done, whether or not the server closes the socket.
+        this.closedBy?.();
+        if (this.closing) this.socket.close();
+        return;
       case 'session.created':
       case 'session.updated':
         return;
