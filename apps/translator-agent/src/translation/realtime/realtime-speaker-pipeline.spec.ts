@@ -86,6 +86,15 @@ function harness(baseUrl: string, apiKey = 'sk-standin', extra: Partial<Realtime
 const speech = (i: number) => deliveredFrames(librivoxClips()[i]!.audio, RATE);
 const silence = (ms: number) => Array.from({ length: ms / 10 }, () => new AudioFrame(new Int16Array(RATE / 100), RATE, 1, RATE / 100));
 
+/** The two clips said are two segments, each with its whole line and its whole translation, and nothing went wrong. */
+function expectBothLinesTranslated(h: ReturnType<typeof harness>): void {
+  expect(h.errors).toEqual([]);
+  expect(h.segments.map((s) => [s.segmentId, s.text, s.translation?.text])).toEqual([
+    ['rt-1', SCRIPT[0]!.input, SCRIPT[0]!.output],
+    ['rt-2', SCRIPT[1]!.input, SCRIPT[1]!.output],
+  ]);
+}
+
 /** Pushes the frames as a live track would: 200 ms of them every 200 ms. */
 async function paced(pipeline: SpeakerStream, frames: AudioFrame[]): Promise<void> {
   for (let at = 0; at < frames.length; at += 20) {
@@ -238,11 +247,7 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
     h.pipeline.close();
     await running;
 
-    expect(h.errors).toEqual([]);
-    expect(h.segments.map((s) => [s.segmentId, s.text, s.translation?.text])).toEqual([
-      ['rt-1', SCRIPT[0]!.input, SCRIPT[0]!.output],
-      ['rt-2', SCRIPT[1]!.input, SCRIPT[1]!.output],
-    ]);
+    expectBothLinesTranslated(h);
     expect(h.statuses).toEqual([]);
   }, 30_000);
 
@@ -259,11 +264,7 @@ describe('the hosted speech-to-speech provider (OpenAI realtime translation) aga
     h.pipeline.close();
     await running;
 
-    expect(h.errors).toEqual([]);
-    expect(h.segments.map((s) => [s.segmentId, s.text, s.translation?.text])).toEqual([
-      ['rt-1', SCRIPT[0]!.input, SCRIPT[0]!.output],
-      ['rt-2', SCRIPT[1]!.input, SCRIPT[1]!.output],
-    ]);
+    expectBothLinesTranslated(h);
     expect(h.translations.at(-1)).toMatchObject({ segmentId: 'rt-2', text: SCRIPT[1]!.output });
     expect(standIn.received[0]!.at(-1)).toBe('session.close');
     expect(h.statuses).toEqual([]);
