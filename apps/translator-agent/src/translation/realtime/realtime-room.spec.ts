@@ -14,7 +14,7 @@ import type { FinalSegment } from '../speaker-stream';
 import type { SpeechProviders } from '../speech-providers';
 import { STATUS_ATTR_PREFIX } from '../translator-status';
 import { LlmTranslator } from '../translator';
-import { voiced } from './translation-session';
+import { voiced } from './pcm16';
 
 initializeLogger({ pretty: false, level: 'error' });
 

@@ -15,7 +15,9 @@ import type { SpeakerStream, SpeakerStreamOptions } from '../speaker-stream';
 import type { StreamState, StreamStatus } from '../translator-status';
 import { FrameQueue } from './frame-queue';
 import { REALTIME_SAMPLE_RATE } from './protocol';
-import { SessionRefused, STALL_MS, TranslationSession, voiced, type TranslationSessionOptions } from './translation-session';
+import { voiced } from './pcm16';
+import { SessionRefused } from './session-refused';
+import { STALL_MS, TranslationSession, type TranslationSessionOptions } from './translation-session';
 
 export interface RealtimeSpeakerPipelineOptions extends SpeakerStreamOptions {
   /** Where and how to open sessions; the target language is the room's other one. An empty `apiKey`: none configured. */

@@ -1,4 +1,6 @@
 import { WebSocket } from 'ws';
+import { base64, concat } from './pcm16';
+import { SessionRefused, transientOpeningError } from './session-refused';
 import {
   REALTIME_CHUNK_MS,
   REALTIME_MODEL,
@@ -39,29 +41,6 @@ export interface TranslationSessionEvents {
 export type RealtimeSessionOptions = Omit<TranslationSessionOptions, 'targetLanguage'>;
 
 /**
- * Why a session could not be opened: a refused key, an error before the session was configured, no answer.
- * `permanent` when the service itself said no (an HTTP 4xx other than 408 and 429, an `error` event other
- * than a transient one): trying again the same way would be refused again.
- */
-export class SessionRefused extends Error {
-  constructor(
-    message: string,
-    readonly permanent = false,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * An `error` event before the session is configured that trying again may get past: the service's own
- * failure (`server_error`, the realtime counterpart of an HTTP 5xx) or a rate limit (HTTP 429's). Every
- * other error (an invalid output language, `insufficient_quota`, a bad key) would be refused again.
- */
-export function transientOpeningError(error: { type: string; code?: string | null }): boolean {
-  return error.type === 'server_error' || error.code === 'server_error' || error.code === 'rate_limit_exceeded';
-}
-
-/**
  * No pong to our pings and no server event for this long: the provider stopped answering. Built on the
  * WebSocket ping (RFC 6455 §5.5.2: an endpoint MUST answer a ping with a pong), not on the model's output:
  * the model may rightly stay quiet (noise, speech already in the target language) or stream silence.
@@ -73,8 +52,6 @@ const PING_EVERY_MS = 2000;
 export const CLOSE_WAIT_MS = 5000;
 /** `close()` never waits longer than this, however far the output lags. */
 const MAX_CLOSE_WAIT_MS = 30_000;
-/** Audio louder than this (RMS of PCM16) is speech. */
-const VOICED_RMS = 300;
 
 /**
  * One realtime translation session over its WebSocket: opened and configured (target language, source
@@ -293,25 +270,4 @@ export class TranslationSession {
         return;
     }
   }
-}
-
-function concat(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-
-/** Whether the audio is speech rather than silence (its RMS above `VOICED_RMS`). */
-export function voiced(samples: Int16Array): boolean {
-  let sum = 0;
-  for (const s of samples) sum += s * s;
-  return Math.sqrt(sum / Math.max(1, samples.length)) > VOICED_RMS;
-}
-
-function base64(samples: Int16Array): string {
-  return Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength).toString('base64');
 }
