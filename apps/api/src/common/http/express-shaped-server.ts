@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, ServerResponse, type Server, type ServerOptions } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Express } from 'express';
 
 /**
@@ -8,25 +9,31 @@ import type { Express } from 'express';
  * Express gives every request and response its prototypes with `Object.setPrototypeOf` (`app.handle`).
  * V8 keeps no transitions from an object whose prototype was changed: from there on each property
  * Express, Nest and we add (`req.params`, `req.route`, `req.id`, `req.actor`…) makes a hidden class of
- * that one object, and every property read on a request or response misses its inline cache. Made
- * here as instances of classes whose prototypes *are* `app.request` and `app.response`, the objects
- * already have them: Express's `setPrototypeOf` finds nothing to change (the spec's
- * OrdinarySetPrototypeOf returns at once for the same prototype), and every request of a route shares
- * its hidden classes. Nothing changes for Express: the prototype chain (`app`, Express's request and
- * response methods, then Node's) is the one it sets.
+ * that one object, and every property read on a request or response misses its inline cache. Made here
+ * by constructors whose `prototype` *is* `app.request` / `app.response` (Node's `IncomingMessage` and
+ * `ServerResponse` options), the objects already stand there: Express's `setPrototypeOf` finds nothing to
+ * change (the spec's OrdinarySetPrototypeOf returns at once for the same prototype), and every request of
+ * a route shares its hidden classes. Nothing of Express is replaced or modified: its objects are only
+ * named as the prototypes, and Node's constructors initialize each instance as they would.
  */
 export function createExpressShapedServer(app: Express): Server {
-  class ExpressRequest extends IncomingMessage {}
-  class ExpressResponse<R extends IncomingMessage = IncomingMessage> extends ServerResponse<R> {}
-  app.request = adopted(ExpressRequest.prototype, app.request) as Express['request'];
-  app.response = adopted(ExpressResponse.prototype, app.response) as Express['response'];
-  const options: ServerOptions = { IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse };
+  const options: ServerOptions = {
+    IncomingMessage: constructorOn(app.request, (self, socket: Socket) => IncomingMessage.call(self, socket)),
+    ServerResponse: constructorOn(app.response, (self, req: IncomingMessage, options?: unknown) =>
+      (ServerResponse as unknown as (this: object, req: IncomingMessage, options?: unknown) => void).call(self, req, options),
+    ),
+  };
   return createServer(options, app);
 }
 
-/** `prototype` made to stand where `expressPrototype` stood: the same own properties (`app`), over the same chain. */
-function adopted(prototype: object, expressPrototype: object): object {
-  Object.setPrototypeOf(prototype, Object.getPrototypeOf(expressPrototype) as object);
-  Object.defineProperties(prototype, Object.getOwnPropertyDescriptors(expressPrototype));
-  return prototype;
+/**
+ * A constructor whose instances have `prototype` as theirs, initialized by `init` (Node's own constructor,
+ * called on them as its subclasses do). A function, not a class: a class's `prototype` cannot be given.
+ */
+function constructorOn<A extends unknown[]>(prototype: object, init: (self: object, ...args: A) => unknown): never {
+  function Shaped(this: object, ...args: A): void {
+    init(this, ...args);
+  }
+  Shaped.prototype = prototype;
+  return Shaped as unknown as never;
 }
