@@ -1,5 +1,7 @@
+import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
-import type { Response } from 'express';
+import type { Express, Response } from 'express';
+import { createExpressShapedServer } from './express-shaped-server';
 
 /** The media type of every JSON answer, as `res.json` sets it. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -13,9 +15,16 @@ const BODILESS = new Set([204, 304]);
  * charset=utf-8`, Content-Length), without express's per-answer setting lookups, content-type
  * parsing and freshness check. Anything else (no body, strings, streams, conditional requests,
  * bodiless statuses, a Content-Type already set) goes through express as before. Nest's public
- * adapter API (docs/decisions.md, "The request path"): `reply` is how Nest writes a handler's value.
+ * adapter API (docs/decisions.md, "The request path"): `reply` is how Nest writes a handler's value,
+ * and `initHttpServer` how it makes the HTTP server (`createExpressShapedServer`).
  */
 export class JsonReplyAdapter extends ExpressAdapter {
+  /** Node's server, making requests and responses with Express's prototypes (HTTPS and tracked connections: Nest's own; unused here). */
+  override initHttpServer(options: NestApplicationOptions): void {
+    if (options?.httpsOptions || options?.forceCloseConnections) return super.initHttpServer(options);
+    this.setHttpServer(createExpressShapedServer(this.getInstance<Express>()));
+  }
+
   /**
    * Told of every handler's value before it is sent; a promise it returns is waited for (Nest awaits
    * `reply`). The application sets it (app.factory.ts): an idempotent request's answer is stored first.
