@@ -19,20 +19,19 @@ export async function translatorRow() {
   return 0;
 }
 
-/** The transcript rows (bench/transcripts.ts): segments stored per second with 200 rooms reporting at once, WebVTT of a 2-hour room. */
-export async function transcriptRows() {
-  log('measuring transcripts: 200 rooms reporting segments at once, then WebVTT of a 2-hour room');
-  const out = (await run(process.execPath, ['-r', '@swc-node/register', 'bench/transcripts.ts'])).trim().split('\n');
+/** Runs `bench/<script>`, prints its tables, and returns 1 when its summary says a target was missed. */
+async function programRows(script, what) {
+  log(what);
+  const out = (await run(process.execPath, ['-r', '@swc-node/register', `bench/${script}`])).trim().split('\n');
   const r = JSON.parse(out.pop());
   process.stdout.write(`${out.join('\n')}\n`);
   return r.pass ? 0 : 1;
 }
 
+/** The transcript rows (bench/transcripts.ts): segments stored per second with 200 rooms reporting at once, WebVTT of a 2-hour room. */
+export const transcriptRows = () =>
+  programRows('transcripts.ts', 'measuring transcripts: 200 rooms reporting segments at once, then WebVTT of a 2-hour room');
+
 /** The reconciliation rows (bench/reconcile.ts): one run of the reconciliation with LiveKit with 10,000 live rooms. */
-export async function reconcileRows() {
-  log('measuring reconciliation with LiveKit: 10,000 live rooms, against the LiveKit double');
-  const out = (await run(process.execPath, ['-r', '@swc-node/register', 'bench/reconcile.ts'])).trim().split('\n');
-  const r = JSON.parse(out.pop());
-  process.stdout.write(`${out.join('\n')}\n`);
-  return r.pass ? 0 : 1;
-}
+export const reconcileRows = () =>
+  programRows('reconcile.ts', 'measuring reconciliation with LiveKit: 10,000 live rooms, against the LiveKit double');
