@@ -31,6 +31,7 @@ import { deliveredFrames, translateFile } from '../apps/translator-agent/src/too
 import { wordErrorRate } from '../apps/translator-agent/src/tools/wer';
 import { createSpeechProviders } from '../apps/translator-agent/src/translation/providers';
 import { OUTPUT_SAMPLE_RATE } from '../apps/translator-agent/src/translation/room-translator';
+import { chunkPolicyFor } from '../apps/translator-agent/src/translation/stable-chunks';
 import { librivoxClips } from '../apps/translator-agent/test/support/local-speech';
 import { glossaryOverhead, glossaryTable } from './glossary-overhead';
 import { FRAME_MS, runStreams, silence, type StreamsRow } from './translator-streams';
@@ -98,7 +99,8 @@ async function main(): Promise<void> {
   const rows: StreamsRow[] = [];
   for (const n of ns) {
     process.stderr.write(`bench: translator, ${n} parallel speaker streams (${capacity} admitted in full)\n`);
-    rows.push(await runStreams(n, capacity, speechOf));
+    // In the configured timing, as the worker's calibration runs and streams really run.
+    rows.push(await runStreams(n, capacity, speechOf, chunkPolicyFor(loaded.config.pipeline.timing)));
   }
   const rounds = Number(process.env.BENCH_TRANSLATOR_ROUNDS ?? '5');
   const clips = rounds > 0 ? await perClip(rounds) : [];
