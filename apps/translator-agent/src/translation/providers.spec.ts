@@ -31,8 +31,9 @@ describe('createSpeechProviders: each provider is constructed from its settings,
     await providers.close?.();
   });
 
-  it('Deepgram STT (one language, or per-word detection for a mono device) and ElevenLabs streaming TTS', async () => {
-    const providers = createSpeechProviders(
+  /** Deepgram recognition, OpenAI translation and ElevenLabs speech, with keys (nothing is called). */
+  const deepgramAndElevenLabs = () =>
+    createSpeechProviders(
       pipeline({
         OPENAI_API_KEY: 'sk',
         DEEPGRAM_API_KEY: 'dg',
@@ -43,6 +44,9 @@ describe('createSpeechProviders: each provider is constructed from its settings,
       24_000,
       () => undefined,
     );
+
+  it('Deepgram STT (one language, or per-word detection for a mono device) and ElevenLabs streaming TTS', async () => {
+    const providers = deepgramAndElevenLabs();
     const dual = providers.stt(['de']);
     expect(dual).toBeInstanceOf(deepgram.STT);
     expect(dual.capabilities).toMatchObject({ streaming: true, interimResults: true });
@@ -55,17 +59,7 @@ describe('createSpeechProviders: each provider is constructed from its settings,
   });
 
   it("the hosted stages serve their providers' published languages, each in the provider's own code, Deepgram ending utterances at 400 ms", async () => {
-    const providers = createSpeechProviders(
-      pipeline({
-        OPENAI_API_KEY: 'sk',
-        DEEPGRAM_API_KEY: 'dg',
-        ELEVEN_API_KEY: 'el',
-        TRANSLATOR_STT: 'deepgram',
-        TRANSLATOR_TTS: 'elevenlabs',
-      }),
-      24_000,
-      () => undefined,
-    );
+    const providers = deepgramAndElevenLabs();
     expect(providers.supports('nl', 'en')).toBe(true);
     expect(providers.supports('am', 'en')).toBe(false); // Nova-3 does not recognize Amharic
     expect(providers.supports('en', 'he')).toBe(false); // Flash v2.5 does not speak Hebrew
